@@ -1,0 +1,95 @@
+// Package cmd wires the kubectl rollplan commands: cobra and cli-runtime only. Decisions live
+// in pkg/planner, reads in pkg/cluster, output in pkg/printer.
+package cmd
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+)
+
+// Exit codes of kubectl-rollplan. They are part of the CLI's contract (see README).
+const (
+	// ExitOK: the command did what it was asked.
+	ExitOK = 0
+	// ExitError: any error (bad input, missing object, API failure).
+	ExitError = 1
+	// ExitStalled: with --fail-on-stall, the plan ends Stalled (the rollout would not complete).
+	ExitStalled = 3
+	// ExitHeld: drive stopped on purpose and holds the rollout (--steps, --until-step, a hold
+	// answer, or a timeout).
+	ExitHeld = 4
+)
+
+// ExitError carries a specific exit code; its message (if any) is printed as kubectl prints errors.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// NewExitError returns an error that makes the command exit with code; msg may be empty
+// (nothing more is printed).
+func NewExitError(code int, msg string) error { return &exitError{code: code, msg: msg} }
+
+// HandleError prints err the way kubectl does ("error: ...", or the API server's message) and
+// returns the process exit code.
+func HandleError(w io.Writer, err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(w, "error: "+ee.msg)
+		}
+		return ee.code
+	}
+	msg, ok := cmdutil.StandardErrorMessage(err)
+	if !ok {
+		msg = err.Error()
+		if !strings.HasPrefix(msg, "error: ") {
+			msg = "error: " + msg
+		}
+	}
+	fmt.Fprintln(w, strings.TrimRight(msg, "\n"))
+	return ExitError
+}
+
+// NewCmdRollplan returns the root command, "kubectl rollplan", with kubectl's connection flags
+// (--kubeconfig, --context, -n, --as, --request-timeout ...) and klog's -v.
+func NewCmdRollplan(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true)
+	cmd := &cobra.Command{
+		Use:   "kubectl-rollplan",
+		Short: "Preview, and walk through, exactly what a Deployment rollout will do",
+		Long: `Preview, and walk through, exactly what a Deployment rollout will do.
+
+rollplan reproduces the Kubernetes v1.36.3 Deployment controller on the client: before you
+change a Deployment it shows every ReplicaSet scale-up and scale-down the controller will make,
+in order, and how the rollout ends.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl rollplan",
+		},
+	}
+	flags := cmd.PersistentFlags()
+	configFlags.AddFlags(flags)
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	for _, name := range []string{"v", "vmodule"} {
+		flags.AddGoFlag(klogFlags.Lookup(name))
+	}
+
+	f := cmdutil.NewFactory(configFlags)
+	cmd.AddCommand(NewCmdVersion(streams))
+	cmd.AddCommand(NewCmdPreview(f, streams))
+	return cmd
+}

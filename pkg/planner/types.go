@@ -1,0 +1,241 @@
+package planner
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ControllerVersion is the kube-controller-manager release whose Deployment controller the
+// planner reproduces.
+const ControllerVersion = "v1.36.3"
+
+// Readiness is the assumption the planner makes about when pods become available. The
+// controller only reacts to availability; the planner cannot know it, so the user chooses.
+type Readiness string
+
+const (
+	// ReadinessBatched: the controller keeps syncing until a sync writes nothing; then every
+	// pod becomes available; repeat. This is what `kubectl get rs -w` shows for a real app.
+	ReadinessBatched Readiness = "batched"
+	// ReadinessInstant: after every sync that wrote, every pod becomes available before the
+	// next sync.
+	ReadinessInstant Readiness = "instant"
+	// ReadinessNever: pods created by the rollout never become available. Pods that exist
+	// already keep the availability the live status shows. The plan ends Stalled unless the
+	// rollout needs no new pod.
+	ReadinessNever Readiness = "never"
+)
+
+// Readinesses lists the valid Readiness values, in the order help texts show them.
+var Readinesses = []Readiness{ReadinessBatched, ReadinessInstant, ReadinessNever}
+
+// ParseReadiness returns the Readiness named s, or an error naming the valid values.
+func ParseReadiness(s string) (Readiness, error) {
+	for _, r := range Readinesses {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	return "", fmt.Errorf("unknown readiness model %q: use one of batched, instant, never", s)
+}
+
+// Input is the state the planner starts from.
+type Input struct {
+	// Deployment is the desired Deployment, after the change (template, replicas, strategy,
+	// paused), with the server's defaults applied and its live status (status.collisionCount,
+	// status.replicas) kept. Required.
+	Deployment *appsv1.Deployment
+	// ReplicaSets are the ReplicaSets the Deployment owns (controller ownerRef), with their
+	// spec, annotations and status as read from the API server. They are not modified.
+	ReplicaSets []*appsv1.ReplicaSet
+	// Readiness is the availability assumption; empty means ReadinessBatched.
+	Readiness Readiness
+	// Now is the creation time the new ReplicaSet would get (second precision, as the API
+	// server stores it). Zero means "later than every existing ReplicaSet".
+	Now metav1.Time
+	// MaxSyncs bounds the number of controller syncs simulated; 0 means no bound but the
+	// built-in guard against a controller that never settles (it returns ErrNoFixedPoint).
+	MaxSyncs int
+}
+
+// Outcome is how a plan ends.
+type Outcome string
+
+const (
+	// OutcomeComplete: the new ReplicaSet has spec.replicas available pods and no old pod is left.
+	OutcomeComplete Outcome = "Complete"
+	// OutcomeStalled: the controller stops writing before the rollout is complete (under
+	// ReadinessNever, or because pods that exist already stay unavailable). After
+	// progressDeadlineSeconds without progress the controller reports ProgressDeadlineExceeded.
+	OutcomeStalled Outcome = "Stalled"
+	// OutcomeNoChange: the controller makes no ReplicaSet write at all.
+	OutcomeNoChange Outcome = "NoChange"
+	// OutcomePaused: the Deployment is paused; the paused controller's writes (proportional
+	// scaling) are the steps, and a pending template change is not rolled out until resumed.
+	OutcomePaused Outcome = "Paused"
+)
+
+// Wait says what a step waits for before the controller makes it.
+type Wait string
+
+const (
+	// WaitNone: the step follows the previous one in the same burst of syncs.
+	WaitNone Wait = ""
+	// WaitPodsAvailable: the step is made only once the pods of earlier steps are available.
+	WaitPodsAvailable Wait = "PodsAvailable"
+	// WaitOldPodsTerminated: Recreate creates or scales up the new ReplicaSet only once every
+	// old pod is gone.
+	WaitOldPodsTerminated Wait = "OldPodsTerminated"
+)
+
+// Decision names the controller function that makes a write; it is the planner's explanation
+// of a step, in the controller's own vocabulary.
+type Decision string
+
+const (
+	// DecisionCreateNewRS: getNewReplicaSet creates the new ReplicaSet with NewRSNewReplicas pods.
+	DecisionCreateNewRS Decision = "CreateNewReplicaSet"
+	// DecisionScaleUpNewRS: reconcileNewReplicaSet scales the new ReplicaSet up (NewRSNewReplicas).
+	DecisionScaleUpNewRS Decision = "ScaleUpNewReplicaSet"
+	// DecisionScaleDownNewRS: reconcileNewReplicaSet scales a new ReplicaSet above spec.replicas down.
+	DecisionScaleDownNewRS Decision = "ScaleDownNewReplicaSet"
+	// DecisionCleanupUnhealthy: cleanupUnhealthyReplicas removes unavailable old replicas.
+	DecisionCleanupUnhealthy Decision = "CleanupUnhealthyReplicas"
+	// DecisionScaleDownOldRS: scaleDownOldReplicaSetsForRollingUpdate, oldest first.
+	DecisionScaleDownOldRS Decision = "ScaleDownOldReplicaSets"
+	// DecisionRecreateScaleDown: scaleDownOldReplicaSetsForRecreate scales every old RS to 0.
+	DecisionRecreateScaleDown Decision = "RecreateScaleDownOld"
+	// DecisionRecreateScaleUp: scaleUpNewReplicaSetForRecreate scales the new RS to spec.replicas.
+	DecisionRecreateScaleUp Decision = "RecreateScaleUpNew"
+	// DecisionScaleActiveOrLatest: scale() on a scaling event or paused Deployment with at
+	// most one active ReplicaSet sets it to spec.replicas.
+	DecisionScaleActiveOrLatest Decision = "ScaleActiveOrLatest"
+	// DecisionScaleDownSaturated: scale() with a saturated new ReplicaSet scales old ones to 0.
+	DecisionScaleDownSaturated Decision = "ScaleDownOldOfSaturated"
+	// DecisionProportional: scale() distributes replicas+maxSurge proportionally.
+	DecisionProportional Decision = "ProportionalScaling"
+)
+
+// Plan is the planner's result: every ReplicaSet write the controller makes, in order.
+type Plan struct {
+	// Namespace and Name of the Deployment.
+	Namespace, Name string
+	// Replicas is the desired spec.replicas.
+	Replicas int32
+	// Strategy is the resolved strategy.
+	Strategy Strategy
+	// Paused is spec.paused.
+	Paused bool
+	// Readiness is the assumption the plan was made under.
+	Readiness Readiness
+	// ProgressDeadlineSeconds is spec.progressDeadlineSeconds (nil: not set).
+	ProgressDeadlineSeconds *int32
+	// RevisionHistoryLimit is spec.revisionHistoryLimit (nil: keep all).
+	RevisionHistoryLimit *int32
+
+	// NewReplicaSet describes the ReplicaSet the Deployment's template maps to.
+	NewReplicaSet NewReplicaSet
+	// ReplicaSets lists every ReplicaSet in the plan (the existing ones, then the new one if
+	// the plan creates it), oldest first as the controller orders them (creation time, then
+	// name). Step.Replicas is indexed like this slice.
+	ReplicaSets []ReplicaSetInfo
+	// Initial holds the replicas of every ReplicaSet before the first step (indexed like
+	// ReplicaSets; a ReplicaSet the plan creates starts at 0).
+	Initial []int32
+	// InitialAvailable holds the available pods of every ReplicaSet at the start.
+	InitialAvailable []int32
+	// Steps are the controller's replica writes in order.
+	Steps []Step
+	// Final holds every ReplicaSet's replicas at the end, and FinalAvailable their available
+	// pods under the readiness model.
+	Final, FinalAvailable []int32
+	// Outcome is how the plan ends.
+	Outcome Outcome
+	// StalledReason says, for OutcomeStalled, what the controller waits for.
+	StalledReason string
+	// Cleanup lists the old ReplicaSets cleanupDeployment deletes under revisionHistoryLimit
+	// once the rollout is complete (or, for a paused Deployment, at its next sync), in the
+	// order it deletes them.
+	Cleanup []CleanupEntry
+	// Syncs is the number of controller syncs simulated.
+	Syncs int
+}
+
+// Strategy is the Deployment strategy with the fenceposts resolved to pods.
+type Strategy struct {
+	// Type is RollingUpdate or Recreate.
+	Type appsv1.DeploymentStrategyType
+	// MaxSurge and MaxUnavailable as written in the spec (for example "25%"); empty for Recreate.
+	MaxSurgeSpec, MaxUnavailableSpec string
+	// MaxSurge and MaxUnavailable in pods after ResolveFenceposts (surge rounds up,
+	// unavailable down, both 0 makes unavailable 1, unavailable capped at replicas).
+	MaxSurge, MaxUnavailable int32
+}
+
+// NewReplicaSet describes the ReplicaSet that the Deployment's pod template maps to.
+type NewReplicaSet struct {
+	// Name is <deployment>-<pod-template-hash>, truncated as generateReplicaSetName does.
+	Name string
+	// PodTemplateHash is controller.ComputeHash of the template with the collision count.
+	// For an existing ReplicaSet it is that ReplicaSet's pod-template-hash label.
+	PodTemplateHash string
+	// Revision is the revision the new ReplicaSet carries once the controller has synced.
+	Revision int64
+	// PreviousRevision is an existing ReplicaSet's revision before the sync (0 when created).
+	PreviousRevision int64
+	// RevisionHistory is the deployment.kubernetes.io/revision-history annotation it will carry.
+	RevisionHistory string
+	// Exists: the ReplicaSet exists already (the rollout is in flight, or it is reused).
+	Exists bool
+	// Reused: an existing ReplicaSet with an older revision is reused, as by a rollback.
+	Reused bool
+	// CollisionCount is the status.collisionCount the hash is computed with.
+	CollisionCount *int32
+	// Created: the plan creates this ReplicaSet.
+	Created bool
+}
+
+// ReplicaSetInfo identifies one ReplicaSet of a plan.
+type ReplicaSetInfo struct {
+	Name string
+	// Revision is the deployment.kubernetes.io/revision annotation (0 if absent or invalid);
+	// for the new ReplicaSet, the revision it will carry.
+	Revision int64
+	// New marks the Deployment's new ReplicaSet.
+	New bool
+}
+
+// Step is one ReplicaSet write of the controller that changes spec.replicas (or creates the
+// ReplicaSet).
+type Step struct {
+	// ReplicaSet indexes Plan.ReplicaSets.
+	ReplicaSet int
+	// From and To are spec.replicas before and after the write (From is 0 for a create).
+	From, To int32
+	// Create marks the write that creates the new ReplicaSet.
+	Create bool
+	// Decision is the controller function that makes the write.
+	Decision Decision
+	// Wait says what the controller waits for before making the write.
+	Wait Wait
+	// Sync numbers the simulated controller sync (from 1) that makes the write.
+	Sync int
+	// Replicas holds spec.replicas of every ReplicaSet after the write, indexed like
+	// Plan.ReplicaSets.
+	Replicas []int32
+	// Total is the sum of Replicas; Available is the number of available pods at the moment
+	// of the write (under the readiness model).
+	Total, Available int32
+}
+
+// CleanupEntry is an old ReplicaSet that cleanupDeployment will delete.
+type CleanupEntry struct {
+	// Name and Revision of the ReplicaSet.
+	Name     string
+	Revision int64
+	// RollbackTarget marks the revision `kubectl rollout undo` (without --to-revision) would
+	// return to after this rollout: deleting it removes the one-step rollback.
+	RollbackTarget bool
+}
