@@ -239,3 +239,15 @@ type CleanupEntry struct {
 	// return to after this rollout: deleting it removes the one-step rollback.
 	RollbackTarget bool
 }
+
+// Annotations the controller reads and writes (deploymentutil, v1.36.3).
+const (
+	// RevisionAnnotation is the revision of a ReplicaSet (and of its Deployment).
+	RevisionAnnotation = "deployment.kubernetes.io/revision"
+	// RevisionHistoryAnnotation lists a ReplicaSet's earlier revisions, after rollbacks.
+	RevisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
+	// DesiredReplicasAnnotation is spec.replicas of the Deployment when it last scaled the RS.
+	DesiredReplicasAnnotation = "deployment.kubernetes.io/desired-replicas"
+	// MaxReplicasAnnotation is spec.replicas+maxSurge when it last scaled the RS.
+	MaxReplicasAnnotation = "deployment.kubernetes.io/max-replicas"
+)

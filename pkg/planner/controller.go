@@ -1,0 +1,394 @@
+package planner
+
+import (
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// run simulates syncs until the controller settles under the readiness model.
+func (s *simulation) run() error {
+	guard := s.maxSyncs
+	if guard <= 0 {
+		var pods int64
+		for _, rs := range s.rss {
+			pods += int64(rs.replicas)
+		}
+		guard = int(8*(pods+int64(s.replicas)+int64(s.st.MaxSurge))) + 1000
+	}
+	for {
+		if s.sync >= guard {
+			return ErrNoFixedPoint
+		}
+		s.sync++
+		s.wrote = false
+		s.syncDeployment()
+		s.replicaSetControllerCatchesUp()
+		switch s.readiness {
+		case ReadinessInstant:
+			if !s.wrote {
+				return nil
+			}
+			s.makeAllAvailable()
+		case ReadinessBatched:
+			if !s.wrote && !s.makeAllAvailable() {
+				return nil
+			}
+		case ReadinessNever:
+			if !s.wrote {
+				return nil
+			}
+		}
+	}
+}
+
+// replicaSetControllerCatchesUp plays the ReplicaSet controller after a sync: pods are
+// created and deleted at once (status.replicas follows spec.replicas), and a scale-down
+// deletes unavailable pods first.
+func (s *simulation) replicaSetControllerCatchesUp() {
+	for _, rs := range s.live() {
+		rs.statusReplicas = rs.replicas
+		rs.available = min(rs.available, rs.replicas)
+	}
+}
+
+// makeAllAvailable makes every pod available; it reports whether anything changed.
+func (s *simulation) makeAllAvailable() bool {
+	changed := false
+	for _, rs := range s.live() {
+		if rs.available != rs.replicas {
+			rs.available = rs.replicas
+			changed = true
+		}
+	}
+	if changed {
+		s.pendingWait = WaitPodsAvailable
+	}
+	return changed
+}
+
+// live returns the ReplicaSets that exist now, in creation order. It allocates nothing.
+func (s *simulation) live() []*replicaSet {
+	n := 0
+	for _, rs := range s.rss {
+		if rs.exists && !rs.deleted {
+			n++
+		}
+	}
+	if n == len(s.rss) {
+		return s.rss
+	}
+	out := make([]*replicaSet, 0, n)
+	for _, rs := range s.rss {
+		if rs.exists && !rs.deleted {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+// oldRSs returns the existing old ReplicaSets in creation order (FindOldReplicaSets' second
+// result, all of them, with or without pods).
+func (s *simulation) oldRSs() []*replicaSet {
+	var out []*replicaSet
+	for _, rs := range s.rss {
+		if rs.exists && !rs.deleted && !rs.isNew {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+// existingNewRS returns the new ReplicaSet if it exists.
+func (s *simulation) existingNewRS() *replicaSet {
+	if s.newRS.exists && !s.newRS.deleted {
+		return s.newRS
+	}
+	return nil
+}
+
+func filterActive(rss []*replicaSet) []*replicaSet {
+	var out []*replicaSet
+	for _, rs := range rss {
+		if rs != nil && rs.replicas > 0 {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+func replicaCount(rss []*replicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += rs.replicas
+		}
+	}
+	return n
+}
+
+func availableCount(rss []*replicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += rs.available
+		}
+	}
+	return n
+}
+
+// syncDeployment is one controller sync.
+//
+// Mirrors DeploymentController.syncDeployment, deployment_controller.go, v1.36.3: paused ->
+// sync(); scaling event -> sync(); else rolloutRecreate or rolloutRolling.
+func (s *simulation) syncDeployment() {
+	// Every path starts with getAllReplicaSetsAndSyncRevision, which updates an existing new
+	// ReplicaSet's annotations (a write, not a step).
+	if s.annotationSync && s.existingNewRS() != nil {
+		s.annotationSync = false
+		s.newRS.revision = s.plan.NewReplicaSet.Revision
+		s.wrote = true
+	}
+	if s.d.Spec.Paused || s.isScalingEvent() {
+		s.syncScale()
+		return
+	}
+	if s.st.Type == appsv1.RecreateDeploymentStrategyType {
+		s.rolloutRecreate()
+		return
+	}
+	s.rolloutRolling()
+}
+
+// isScalingEvent: some active ReplicaSet's desired-replicas annotation differs from
+// spec.replicas. Mirrors isScalingEvent, sync.go.
+func (s *simulation) isScalingEvent() bool {
+	for _, rs := range s.live() {
+		if rs.replicas == 0 {
+			continue
+		}
+		if desired, ok := rs.desiredReplicas(); ok && desired != s.replicas {
+			return true
+		}
+	}
+	return false
+}
+
+// syncScale is sync(): proportional scaling, and cleanup while paused. Mirrors sync, sync.go.
+func (s *simulation) syncScale() {
+	s.scale()
+	if s.d.Spec.Paused {
+		for _, rs := range s.cleanupDeployment() {
+			rs.deleted = true
+			s.wrote = true
+			s.plan.Cleanup = append(s.plan.Cleanup, CleanupEntry{Name: rs.name, Revision: rs.revision})
+		}
+	}
+	s.recordStatus()
+}
+
+// recordStatus is the Deployment status update at the end of a sync, as far as the planner
+// reads it: status.replicas (the fallback of the proportion estimate).
+func (s *simulation) recordStatus() {
+	var n int32
+	for _, rs := range s.live() {
+		n += rs.statusReplicas
+	}
+	s.d.Status.Replicas = n
+}
+
+// scale mirrors DeploymentController.scale, sync.go:307-401.
+func (s *simulation) scale() {
+	newRS := s.existingNewRS()
+	oldRSs := s.oldRSs()
+	// FindActiveOrLatest sorts the old ReplicaSets newest first, in place.
+	slices.Reverse(oldRSs)
+	if activeOrLatest := findActiveOrLatest(newRS, oldRSs); activeOrLatest != nil {
+		if activeOrLatest.replicas == s.replicas {
+			return
+		}
+		s.scaleReplicaSet(activeOrLatest, s.replicas, false, DecisionScaleActiveOrLatest)
+		return
+	}
+	if s.isSaturated(newRS) {
+		for _, old := range filterActive(oldRSs) {
+			s.scaleReplicaSet(old, 0, false, DecisionScaleDownSaturated)
+		}
+		return
+	}
+	if s.st.Type != appsv1.RollingUpdateDeploymentStrategyType {
+		return
+	}
+	allRSs := filterActive(append(oldRSs, newRS))
+	allowedSize := int32(0)
+	if s.replicas > 0 {
+		allowedSize = s.replicas + s.st.MaxSurge
+	}
+	toAdd := allowedSize - replicaCount(allRSs)
+	switch {
+	case toAdd > 0:
+		// ReplicaSetsBySizeNewer: larger first, newer first among equals.
+		slices.SortFunc(allRSs, func(a, b *replicaSet) int {
+			if a.replicas != b.replicas {
+				return int(b.replicas) - int(a.replicas)
+			}
+			return cmpBefore(b, a)
+		})
+	case toAdd < 0:
+		// ReplicaSetsBySizeOlder: larger first, older first among equals.
+		slices.SortFunc(allRSs, func(a, b *replicaSet) int {
+			if a.replicas != b.replicas {
+				return int(b.replicas) - int(a.replicas)
+			}
+			return cmpBefore(a, b)
+		})
+	}
+	added := int32(0)
+	sizes := make([]int32, len(allRSs))
+	for i, rs := range allRSs {
+		sizes[i] = rs.replicas
+		if toAdd != 0 {
+			proportion := s.replicaSetProportion(rs, toAdd, added)
+			sizes[i] += proportion
+			added += proportion
+		}
+	}
+	for i, rs := range allRSs {
+		if i == 0 && toAdd != 0 {
+			sizes[i] = max(sizes[i]+toAdd-added, 0)
+		}
+		s.scaleReplicaSet(rs, sizes[i], true, DecisionProportional)
+	}
+}
+
+// findActiveOrLatest mirrors deploymentutil.FindActiveOrLatest; oldRSs is newest first.
+func findActiveOrLatest(newRS *replicaSet, oldRSs []*replicaSet) *replicaSet {
+	if newRS == nil && len(oldRSs) == 0 {
+		return nil
+	}
+	active := filterActive(append(slices.Clip(oldRSs), newRS))
+	switch len(active) {
+	case 0:
+		if newRS != nil {
+			return newRS
+		}
+		return oldRSs[0]
+	case 1:
+		return active[0]
+	}
+	return nil
+}
+
+// isSaturated mirrors deploymentutil.IsSaturated.
+func (s *simulation) isSaturated(rs *replicaSet) bool {
+	if rs == nil {
+		return false
+	}
+	desired, err := atoi(rs.desiredAnn)
+	if err != nil {
+		return false
+	}
+	return rs.replicas == s.replicas && int32(desired) == s.replicas && rs.available == s.replicas
+}
+
+// replicaSetProportion mirrors deploymentutil.GetReplicaSetProportion.
+func (s *simulation) replicaSetProportion(rs *replicaSet, toAdd, added int32) int32 {
+	if rs == nil || rs.replicas == 0 || toAdd == 0 || toAdd == added {
+		return 0
+	}
+	fraction := s.replicaSetFraction(rs)
+	allowed := toAdd - added
+	if toAdd > 0 {
+		return min(fraction, allowed)
+	}
+	return max(fraction, allowed)
+}
+
+// replicaSetFraction mirrors deploymentutil.getReplicaSetFraction, including its int32
+// arithmetic: newRSsize = round(replicas * (spec.replicas + maxSurge) / max-replicas).
+func (s *simulation) replicaSetFraction(rs *replicaSet) int32 {
+	if s.replicas == 0 {
+		return -rs.replicas
+	}
+	deploymentMaxReplicas := s.replicas + s.st.MaxSurge
+	before, ok := rs.maxReplicas()
+	if !ok || before == 0 {
+		before = s.d.Status.Replicas
+		if before == 0 {
+			return 0
+		}
+	}
+	newRSsize := float64(rs.replicas*deploymentMaxReplicas) / float64(before)
+	return roundToInt32(newRSsize) - rs.replicas
+}
+
+// scaleReplicaSet mirrors DeploymentController.scaleReplicaSet: it writes when the size
+// changes, or (forceUpdate) when the replicas annotations are out of date. A write that
+// changes the size is a Step.
+func (s *simulation) scaleReplicaSet(rs *replicaSet, newScale int32, forceUpdate bool, why Decision) bool {
+	if !forceUpdate && rs.replicas == newScale {
+		return false
+	}
+	sizeNeedsUpdate := rs.replicas != newScale
+	annotationsNeedUpdate := rs.noAnnotations || rs.desiredAnn != s.desiredStr || rs.maxAnn != s.maxStr
+	if !sizeNeedsUpdate && !annotationsNeedUpdate {
+		return false
+	}
+	from := rs.replicas
+	rs.replicas = newScale
+	rs.desiredAnn, rs.maxAnn, rs.noAnnotations = s.desiredStr, s.maxStr, false
+	rs.staleGeneration = false
+	s.wrote = true
+	if sizeNeedsUpdate {
+		s.addStep(rs, from, newScale, false, why)
+	}
+	return sizeNeedsUpdate
+}
+
+// addStep records one replica write.
+func (s *simulation) addStep(rs *replicaSet, from, to int32, create bool, why Decision) {
+	n := len(s.rss)
+	if len(s.slab) < n {
+		s.slab = make([]int32, n*1024)
+	}
+	replicas := s.slab[:n:n]
+	s.slab = s.slab[n:]
+	var total int32
+	for i, r := range s.rss {
+		if r.exists && !r.deleted {
+			replicas[i] = r.replicas
+			total += r.replicas
+		}
+	}
+	wait := s.pendingWait
+	if why == DecisionCreateNewRS || why == DecisionRecreateScaleUp {
+		if s.st.Type == appsv1.RecreateDeploymentStrategyType && s.oldPodsAtStartOrScaled() {
+			wait = WaitOldPodsTerminated
+		}
+	}
+	s.pendingWait = WaitNone
+	s.plan.Steps = append(s.plan.Steps, Step{
+		ReplicaSet: rs.idx,
+		From:       from,
+		To:         to,
+		Create:     create,
+		Decision:   why,
+		Wait:       wait,
+		Sync:       s.sync,
+		Replicas:   replicas,
+		Total:      total,
+		Available:  availableCount(s.live()),
+	})
+}
+
+func (s *simulation) oldPodsAtStartOrScaled() bool {
+	if s.oldPodsAtStart {
+		return true
+	}
+	for _, st := range s.plan.Steps {
+		if st.Decision == DecisionRecreateScaleDown {
+			return true
+		}
+	}
+	return false
+}

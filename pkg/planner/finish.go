@@ -1,0 +1,159 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"k8s.io/utils/integer"
+)
+
+func roundToInt32(a float64) int32 { return integer.RoundToInt32(a) }
+
+func atoi(s string) (int, error) { return strconv.Atoi(s) }
+
+// cleanupDeployment returns the old ReplicaSets cleanupDeployment deletes now: of the old
+// ReplicaSets not being deleted, the len-revisionHistoryLimit with the lowest revisions
+// (ties: creation time), skipping any with pods or a generation not yet observed.
+//
+// Mirrors cleanupDeployment, pkg/controller/deployment/sync.go, v1.36.3.
+func (s *simulation) cleanupDeployment() []*replicaSet {
+	limit := s.d.Spec.RevisionHistoryLimit
+	if limit == nil || *limit == 1<<31-1 {
+		return nil
+	}
+	var cleanable []*replicaSet
+	for _, rs := range s.oldRSs() {
+		if !rs.deleting {
+			cleanable = append(cleanable, rs)
+		}
+	}
+	diff := int32(len(cleanable)) - *limit
+	if diff <= 0 {
+		return nil
+	}
+	// ReplicaSetsByRevision: revision, then creation time when a revision does not parse or ties.
+	slices.SortFunc(cleanable, func(a, b *replicaSet) int {
+		if a.revisionErr || b.revisionErr || a.revision == b.revision {
+			return cmpBefore(a, b)
+		}
+		if a.revision < b.revision {
+			return -1
+		}
+		return 1
+	})
+	var out []*replicaSet
+	for _, rs := range cleanable[:diff] {
+		if rs.statusReplicas != 0 || rs.replicas != 0 || rs.staleGeneration || rs.deleting {
+			continue
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+// isComplete mirrors deploymentutil.DeploymentComplete on the status the ReplicaSets give.
+func (s *simulation) isComplete() bool {
+	newRS := s.existingNewRS()
+	if newRS == nil {
+		return false
+	}
+	var statusReplicas, available int32
+	for _, rs := range s.live() {
+		statusReplicas += rs.statusReplicas
+		available += rs.available
+	}
+	return newRS.statusReplicas == s.replicas && statusReplicas == s.replicas && available == s.replicas
+}
+
+// finish computes the outcome, the final state and the cleanup forecast.
+func (s *simulation) finish() *Plan {
+	p := s.plan
+	p.Syncs = s.sync
+	for _, rs := range s.rss {
+		var replicas, available int32
+		if rs.exists && !rs.deleted {
+			replicas, available = rs.replicas, rs.available
+		}
+		p.Final = append(p.Final, replicas)
+		p.FinalAvailable = append(p.FinalAvailable, available)
+		p.ReplicaSets[rs.idx].Revision = rs.revision
+	}
+	complete := s.isComplete()
+	switch {
+	case complete && len(p.Steps) == 0:
+		p.Outcome = OutcomeNoChange
+	case complete:
+		p.Outcome = OutcomeComplete
+	case s.d.Spec.Paused:
+		p.Outcome = OutcomePaused
+	default:
+		p.Outcome = OutcomeStalled
+		p.StalledReason = s.stalledReason()
+	}
+	if complete && !s.d.Spec.Paused {
+		for _, rs := range s.cleanupDeployment() {
+			p.Cleanup = append(p.Cleanup, CleanupEntry{Name: rs.name, Revision: rs.revision})
+		}
+	}
+	s.markRollbackTarget()
+	if !s.newRS.exists {
+		s.dropUncreatedNewRS()
+	}
+	return p
+}
+
+// markRollbackTarget flags the cleanup entry with the highest old revision: the one
+// `kubectl rollout undo` would return to after this rollout.
+func (s *simulation) markRollbackTarget() {
+	var target int64 = -1
+	for _, rs := range s.oldRSs() {
+		if rs.revision > target {
+			target = rs.revision
+		}
+	}
+	for i := range s.plan.Cleanup {
+		if s.plan.Cleanup[i].Revision == target {
+			s.plan.Cleanup[i].RollbackTarget = true
+		}
+	}
+}
+
+// dropUncreatedNewRS removes the new ReplicaSet from the plan when the controller never
+// creates it (a paused Deployment, or a plan that ends before).
+func (s *simulation) dropUncreatedNewRS() {
+	p := s.plan
+	i := s.newRS.idx
+	p.ReplicaSets = slices.Delete(p.ReplicaSets, i, i+1)
+	p.Initial = slices.Delete(p.Initial, i, i+1)
+	p.InitialAvailable = slices.Delete(p.InitialAvailable, i, i+1)
+	p.Final = slices.Delete(p.Final, i, i+1)
+	p.FinalAvailable = slices.Delete(p.FinalAvailable, i, i+1)
+	for k := range p.Steps {
+		st := &p.Steps[k]
+		st.Replicas = slices.Delete(slices.Clone(st.Replicas), i, i+1)
+		if st.ReplicaSet > i {
+			st.ReplicaSet--
+		}
+	}
+}
+
+// stalledReason says what the controller waits for at the end of a stalled plan.
+func (s *simulation) stalledReason() string {
+	newRS := s.existingNewRS()
+	if newRS == nil {
+		return "the new ReplicaSet is never created"
+	}
+	var unavailable int32
+	for _, rs := range s.live() {
+		unavailable += rs.replicas - rs.available
+	}
+	msg := fmt.Sprintf("%d of %d pods are not available", unavailable, replicaCount(s.live()))
+	if s.st.Type == "RollingUpdate" {
+		msg += fmt.Sprintf("; the controller scales further only when more than %d pods (minAvailable) are available", s.replicas-s.st.MaxUnavailable)
+	}
+	if pds := s.d.Spec.ProgressDeadlineSeconds; pds != nil && *pds != 1<<31-1 {
+		msg += fmt.Sprintf("; %ds (progressDeadlineSeconds) after the last progress the controller sets Progressing=False with reason ProgressDeadlineExceeded", *pds)
+	}
+	return msg
+}
