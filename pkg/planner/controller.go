@@ -377,7 +377,7 @@ func (s *simulation) addStep(rs *replicaSet, from, to int32, create bool, why De
 		Sync:       s.sync,
 		Replicas:   replicas,
 		Total:      total,
-		Available:  availableCount(s.live()),
+		Available:  s.availableAfterWrite(),
 	})
 }
 
@@ -391,4 +391,15 @@ func (s *simulation) oldPodsAtStartOrScaled() bool {
 		}
 	}
 	return false
+}
+
+// availableAfterWrite counts the available pods once the ReplicaSet controller has acted on
+// the write: a scale-down removes unavailable pods first, so each ReplicaSet keeps
+// min(available, replicas).
+func (s *simulation) availableAfterWrite() int32 {
+	var n int32
+	for _, rs := range s.live() {
+		n += min(rs.available, rs.replicas)
+	}
+	return n
 }

@@ -225,8 +225,8 @@ type Step struct {
 	// Replicas holds spec.replicas of every ReplicaSet after the write, indexed like
 	// Plan.ReplicaSets.
 	Replicas []int32
-	// Total is the sum of Replicas; Available is the number of available pods at the moment
-	// of the write (under the readiness model).
+	// Total is the sum of Replicas; Available is the number of available pods right after
+	// the write (under the readiness model; a scale-down removes unavailable pods first).
 	Total, Available int32
 }
 

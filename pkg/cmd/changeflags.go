@@ -1,0 +1,150 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+)
+
+// ChangeFlags are the flags that describe the change a command previews (and drive makes):
+// shared by preview and drive so that both mean the same by them.
+type ChangeFlags struct {
+	Images     []string
+	Filename   string
+	Replicas   int32
+	ToRevision int64
+	Restart    bool
+
+	replicasSet, toRevisionSet bool
+}
+
+// AddFlags registers --image, -f/--filename, --replicas, --to-revision and --restart.
+func (c *ChangeFlags) AddFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&c.Images, "image", nil, "Change a container's image, as 'kubectl set image': CONTAINER=IMAGE, or *=IMAGE for every container. Repeatable.")
+	fl.StringVarP(&c.Filename, "filename", "f", "", "The Deployment manifest you are about to apply ('-' reads standard input).")
+	fl.Int32Var(&c.Replicas, "replicas", 0, "Change spec.replicas.")
+	fl.Int64Var(&c.ToRevision, "to-revision", 0, "Preview what 'kubectl rollout undo --to-revision N' rolls out (0: the previous revision).")
+	fl.BoolVar(&c.Restart, "restart", false, "Preview what 'kubectl rollout restart' rolls out.")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	cmd.PreRun = chainPreRun(cmd.PreRun, func(cmd *cobra.Command, _ []string) {
+		c.replicasSet = cmd.Flags().Changed("replicas")
+		c.toRevisionSet = cmd.Flags().Changed("to-revision")
+	})
+}
+
+func chainPreRun(prev, next func(*cobra.Command, []string)) func(*cobra.Command, []string) {
+	return func(cmd *cobra.Command, args []string) {
+		if prev != nil {
+			prev(cmd, args)
+		}
+		next(cmd, args)
+	}
+}
+
+// Any reports whether a change flag was given.
+func (c *ChangeFlags) Any() bool {
+	return len(c.Images) > 0 || c.Filename != "" || c.replicasSet || c.toRevisionSet || c.Restart
+}
+
+// Validate checks the flags alone.
+func (c *ChangeFlags) Validate() error {
+	if c.replicasSet && c.Replicas < 0 {
+		return fmt.Errorf("--replicas=%d: must be 0 or more", c.Replicas)
+	}
+	if c.toRevisionSet && c.ToRevision < 0 {
+		return fmt.Errorf("--to-revision=%d: a revision is a positive number (0: the previous one); see 'kubectl rollplan history'", c.ToRevision)
+	}
+	return nil
+}
+
+// Apply returns the desired Deployment: live changed by -f, then --image, --replicas,
+// --to-revision and --restart, in that order. live may be nil only with -f (a Deployment
+// that does not exist yet). It returns warnings about accuracy.
+func (c *ChangeFlags) Apply(live *appsv1.Deployment, owned []*appsv1.ReplicaSet, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
+	var warnings []string
+	d := live
+	if c.Filename != "" {
+		manifest, err := readManifest(c.Filename, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d, err = change.FromManifest(live, manifest); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", c.Filename, err)
+		}
+	}
+	if d == nil {
+		return nil, nil, errors.New("no Deployment to change")
+	}
+	var err error
+	if len(c.Images) > 0 {
+		if d, err = change.SetImages(d, c.Images); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.replicasSet {
+		if d, err = change.SetReplicas(d, c.Replicas); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.toRevisionSet {
+		rb, err := change.ToRevision(d, owned, c.ToRevision)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rb.Skipped {
+			warnings = append(warnings, fmt.Sprintf("kubectl would skip this rollback: the template already matches revision %d", rb.Revision))
+		}
+		d = rb.Deployment
+	}
+	if c.Restart {
+		if d, err = change.Restart(d, now); err != nil {
+			return nil, nil, err
+		}
+		warnings = append(warnings, "the restart time is part of the pod template: a restart in another second gets another ReplicaSet name")
+	}
+	return d, warnings, nil
+}
+
+func readManifest(name string, in io.Reader) ([]byte, error) {
+	if name == "-" {
+		b, err := io.ReadAll(in)
+		if err != nil {
+			return nil, fmt.Errorf("read manifest from standard input: %w", err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	return b, nil
+}
+
+// loadState reads the Deployment and its ReplicaSets from stateFile, or from the cluster.
+// allowMissing (for -f of a Deployment not created yet) turns NotFound into an empty State.
+func loadState(ctx context.Context, client func() (kubernetes.Interface, error), stateFile, namespace, name string, allowMissing bool) (*cluster.State, error) {
+	if stateFile != "" {
+		return cluster.LoadFile(stateFile, namespace, name)
+	}
+	cs, err := client()
+	if err != nil {
+		return nil, err
+	}
+	st, err := cluster.LoadLive(ctx, cs, namespace, name)
+	if err != nil && allowMissing && apierrors.IsNotFound(err) {
+		return &cluster.State{Source: "cluster"}, nil
+	}
+	return st, err
+}

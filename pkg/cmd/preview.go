@@ -1,0 +1,230 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+)
+
+var (
+	previewLong = templates.LongDesc(`
+		Preview every ReplicaSet write the Deployment controller will make for a change, in
+		order, and how the rollout ends, before you make the change.
+
+		The plan reproduces the Kubernetes v1.36.3 controller: maxSurge and maxUnavailable,
+		the new ReplicaSet (its name, pod-template-hash and revision, or the old one a rollback
+		reuses), proportional scaling, Recreate, and the old ReplicaSets revisionHistoryLimit
+		deletes at the end. When pods become available is an assumption (--readiness).
+
+		Without a change flag it previews the rest of a rollout already in flight. With
+		--state-file it reads 'kubectl get deploy,rs -o yaml' output instead of a cluster.
+		Nothing is changed in the cluster: the exact new template comes from a server-side
+		dry run.`)
+
+	previewExample = templates.Examples(`
+		# What will an image change do?
+		kubectl rollplan preview deploy/web --image web=nginx:1.19
+
+		# Preview applying a manifest, as a CI gate: JSON out, exit code 3 if it would stall
+		kubectl rollplan preview web -f web.yaml --readiness never --fail-on-stall -o json
+
+		# What does a rollback to revision 2 roll out?
+		kubectl rollplan preview deploy/web --to-revision 2
+
+		# Offline, from a saved state
+		kubectl get deploy,rs -n shop -o yaml > state.yaml
+		kubectl rollplan preview web --state-file state.yaml --replicas 20`)
+)
+
+// PreviewOptions holds the flags and dependencies of "kubectl rollplan preview".
+type PreviewOptions struct {
+	Change      ChangeFlags
+	Readiness   string
+	StateFile   string
+	FailOnStall bool
+	MaxSteps    int
+	Output      *printer.OutputFlags
+
+	Namespace string
+	Name      string
+	// Client returns the clientset; Now is the clock.
+	Client func() (kubernetes.Interface, error)
+	Now    func() time.Time
+
+	genericiooptions.IOStreams
+}
+
+// NewPreviewOptions returns PreviewOptions with defaults.
+func NewPreviewOptions(streams genericiooptions.IOStreams) *PreviewOptions {
+	return &PreviewOptions{
+		Readiness: string(planner.ReadinessBatched),
+		MaxSteps:  40,
+		Output:    printer.NewOutputFlags(),
+		Now:       time.Now,
+		IOStreams: streams,
+	}
+}
+
+// NewCmdPreview returns "kubectl rollplan preview".
+func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewPreviewOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "preview (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Preview the ReplicaSet writes a Deployment change makes",
+		Long:                  previewLong,
+		Example:               previewExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Change.AddFlags(cmd)
+	cmd.Flags().StringVar(&o.Readiness, "readiness", o.Readiness, "When pods become available: batched (once the controller stops writing), instant (before every next sync) or never (new pods never do: where does it stall?).")
+	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
+	cmd.Flags().BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d when the plan ends Stalled.", ExitStalled))
+	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table in the human output; the middle of a longer plan is elided (0: all).")
+	o.Output.AddFlags(cmd)
+	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("readiness", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"batched", "instant", "never"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// Complete resolves the namespace, the Deployment's name and the client.
+func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	name, err := cluster.ResolveArgs(args)
+	if err != nil {
+		return err
+	}
+	o.Name = name
+	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil && o.StateFile == "" {
+		return err
+	}
+	o.Namespace = ns
+	if o.StateFile != "" && !explicit {
+		o.Namespace = "" // the file says which namespace
+	}
+	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+	return nil
+}
+
+// Validate checks the flags.
+func (o *PreviewOptions) Validate() error {
+	if _, err := planner.ParseReadiness(o.Readiness); err != nil {
+		return fmt.Errorf("--readiness: %w", err)
+	}
+	if !o.Output.Human() {
+		if _, err := o.Output.ToPrinter(); err != nil {
+			return err
+		}
+	}
+	return o.Change.Validate()
+}
+
+// Run reads the state, applies the change, simulates the controller and prints the plan.
+func (o *PreviewOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	now := o.Now().UTC().Truncate(time.Second)
+	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, o.Change.Filename != "")
+	if err != nil {
+		return err
+	}
+	desired, warnings, err := o.desired(ctx, state, now)
+	if err != nil {
+		return err
+	}
+	plan, err := planner.Simulate(planner.Input{
+		Deployment:  desired,
+		ReplicaSets: state.ReplicaSets,
+		Readiness:   planner.Readiness(o.Readiness),
+		Now:         metav1.NewTime(now),
+	})
+	if err != nil {
+		return err
+	}
+	for _, rs := range state.Orphans {
+		warnings = append(warnings, fmt.Sprintf("ReplicaSet %s has no owner: the controller adopts it at its next sync", rs.Name))
+	}
+	if o.Output.Human() {
+		if err := printer.PrintPlan(o.Out, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: warnings}); err != nil {
+			return err
+		}
+	} else {
+		p, err := o.Output.ToPrinter()
+		if err != nil {
+			return err
+		}
+		if err := p.PrintObj(printer.NewRolloutPlan(plan, warnings), o.Out); err != nil {
+			return err
+		}
+	}
+	if o.FailOnStall && plan.Outcome == planner.OutcomeStalled {
+		return NewExitError(ExitStalled, "")
+	}
+	return nil
+}
+
+// desired applies the change flags to the state and, against a cluster, gets the exact
+// server-defaulted template from a dry run.
+func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, now time.Time) (*appsv1.Deployment, []string, error) {
+	live := state.Deployment
+	if !o.Change.Any() {
+		return live, nil, nil
+	}
+	desired, warnings, err := o.Change.Apply(live, state.Owned(), o.In, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if desired.Namespace == "" {
+		desired.Namespace = o.Namespace
+	}
+	if err := change.Validate(desired); err != nil {
+		return nil, nil, err
+	}
+	if o.StateFile != "" {
+		if o.Change.Filename != "" {
+			warnings = append(warnings, "offline: the manifest's template is defaulted client-side; the new ReplicaSet's name may differ from the one the server-defaulted template gets")
+		}
+		return desired, warnings, nil
+	}
+	cs, err := o.Client()
+	if err != nil {
+		return nil, nil, err
+	}
+	server, err := change.DryRunUpdate(ctx, cs, desired)
+	switch {
+	case errors.Is(err, change.ErrDryRunForbidden):
+		warnings = append(warnings, "no permission for a server-side dry run ('update' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ")
+		return desired, warnings, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	if live != nil {
+		server.Status = live.Status
+	}
+	return server, warnings, nil
+}
