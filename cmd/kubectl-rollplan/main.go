@@ -5,8 +5,8 @@ package main
 import (
 	"os"
 
-	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, oidc and other auth providers, as kubectl
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, oidc and other auth providers, as kubectl
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cmd"
 )
