@@ -11,28 +11,52 @@ bin=${ROLLPLAN_BIN:-$root/_output/bin}
 mkdir -p "$bin"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
-build() { # build MODULE_DIR PKG...
+tmp=""
+trap '[[ -z $tmp ]] || rm -rf "$tmp"' EXIT
+
+build() { # build MODULE_DIR [NAME=]PKG...
+  # NAME=PKG names the binary; without it the name is Go's default, the last path element
+  # (but go.etcd.io/etcd/server/v3 builds as "server": hence etcd=... below).
   local dir=$1; shift
   local name; name=$(basename "$dir")
   local stamp="$bin/.stamp-$name"
   local want; want=$(cat "$dir/go.mod" "$dir/go.sum" | sha256sum | cut -d' ' -f1)
   local have=""; [[ -f $stamp ]] && have=$(cat "$stamp")
-  local missing=0
-  for p in "$@"; do [[ -x $bin/$(basename "$p") ]] || missing=1; done
+  local pkgs=() bins=() missing=0 arg
+  for arg in "$@"; do
+    if [[ $arg == *=* ]]; then bins+=("${arg%%=*}"); pkgs+=("${arg#*=}")
+    else bins+=("$(basename "$arg")"); pkgs+=("$arg"); fi
+  done
+  for b in "${bins[@]}"; do [[ -x $bin/$b ]] || missing=1; done
   if [[ $want == "$have" && $missing == 0 ]]; then
     echo "build.sh: $name binaries are current in $bin" >&2
     return
   fi
-  echo "build.sh: building $name ($*) into $bin (several minutes on a cold cache)" >&2
+  echo "build.sh: building $name (${pkgs[*]}) into $bin (several minutes on a cold cache)" >&2
   local start=$SECONDS
-  (cd "$dir" && go build -trimpath -ldflags=-s -o "$bin/" "$@")
+  # Build into a scratch dir, then rename into place: a running cluster keeps its binaries.
+  tmp=$(mktemp -d "$bin/.build-$name.XXXXXX")
+  if ((${#pkgs[@]} == 1)); then
+    (cd "$dir" && go build -trimpath -ldflags=-s -o "$tmp/${bins[0]}" "${pkgs[0]}")
+  else
+    (cd "$dir" && go build -trimpath -ldflags=-s -o "$tmp/" "${pkgs[@]}")
+  fi
+  for b in "${bins[@]}"; do mv -f "$tmp/$b" "$bin/$b"; done
+  rm -rf "$tmp"; tmp=""
   echo "$want" >"$stamp"
   echo "build.sh: $name built in $((SECONDS - start))s" >&2
 }
 
-build "$root/hack/tools/etcd" go.etcd.io/etcd/server/v3
-# etcd's module root builds as "v3"; give it its real name.
-if [[ -x $bin/v3 ]]; then mv -f "$bin/v3" "$bin/etcd"; fi
+# One build at a time per bin dir: a second caller waits, then finds the binaries current.
+exec 9>"$bin/.build.lock"
+if ! flock -n 9; then
+  echo "build.sh: another build.sh is running for $bin; waiting for it" >&2
+  flock 9
+fi
+
+# Earlier versions of this script left etcd under Go's default name, "server".
+if [[ -x $bin/server && ! -e $bin/etcd ]]; then mv "$bin/server" "$bin/etcd"; fi
+build "$root/hack/tools/etcd" etcd=go.etcd.io/etcd/server/v3
 build "$root/hack/tools/kwok" sigs.k8s.io/kwok/cmd/kwok
 build "$root/hack/tools/kube" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
