@@ -21,6 +21,9 @@ unit: ## unit tests of the plugin module, with -race
 
 test: unit ## every test: unit, conformance against the upstream controller, e2e on the local cluster
 
+demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
+	hack/demo.sh
+
 bench: ## benchmarks (planner speed and memory)
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/planner/...
 
