@@ -19,7 +19,10 @@ cluster-binaries: ## etcd, kube-apiserver, kube-controller-manager, kube-schedul
 unit: ## unit tests of the plugin module, with -race
 	$(GO) test -race -count=1 ./...
 
-test: unit ## every test: unit, conformance against the upstream controller, e2e on the local cluster
+conformance: ## the planner against the real v1.36.3 Deployment controller, run in-process (test/conformance)
+	cd test/conformance && bash hack/gen-upstream.sh && $(GO) test -count=1 ./...
+
+test: unit conformance ## every test: unit, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
