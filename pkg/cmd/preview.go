@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -161,7 +160,8 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 		Deployment:  desired,
 		ReplicaSets: state.ReplicaSets,
 		Readiness:   planner.Readiness(o.Readiness),
-		Now:         metav1.NewTime(now),
+		// Now stays zero: the change is made after the preview, so the new ReplicaSet is
+		// newer than every existing one even when one was created in this very second.
 	})
 	if err != nil {
 		return err
