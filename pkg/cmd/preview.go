@@ -203,7 +203,8 @@ func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, now 
 		desired.Namespace = o.Namespace
 	}
 	if err := change.Validate(desired); err != nil {
-		return nil, nil, err
+		// Wrapped: found on the client, not "from server" as kubectl would label an API status.
+		return nil, nil, fmt.Errorf("the change is invalid: %w", err)
 	}
 	if o.StateFile != "" {
 		if o.Change.Filename != "" {

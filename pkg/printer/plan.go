@@ -75,7 +75,7 @@ func newRSNote(p *planner.Plan) string {
 	case n.Reused:
 		return fmt.Sprintf("reused: revision %d's template comes back (a rollback); its revision becomes %d", n.PreviousRevision, n.Revision)
 	case n.Exists:
-		return "exists already (the rollout is in flight)"
+		return "exists already (it matches the template)"
 	case n.Created:
 		return "created by this rollout"
 	}
@@ -122,7 +122,8 @@ func printSteps(w io.Writer, p *planner.Plan, opts PlanOptions) error {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	n := len(p.Steps)
-	if opts.MaxSteps <= 0 || n <= opts.MaxSteps {
+	elided := 0
+	if opts.MaxSteps <= 0 || n <= opts.MaxSteps+1 {
 		for i := range n {
 			row(i)
 		}
@@ -132,12 +133,20 @@ func printSteps(w io.Writer, p *planner.Plan, opts PlanOptions) error {
 		for i := range head {
 			row(i)
 		}
-		fmt.Fprintf(tw, "...\t%d more steps (--max-steps=0 shows all)\n", n-head-tail)
+		// Every cell of the elision row holds "...", so the columns stay aligned.
+		fmt.Fprintln(tw, strings.TrimSuffix(strings.Repeat("...\t", len(header)), "\t"))
 		for i := n - tail; i < n; i++ {
 			row(i)
 		}
+		elided = n - head - tail
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if elided > 0 {
+		fmt.Fprintf(w, "(%d of %d steps not shown; --max-steps=0 shows all)\n", elided, n)
+	}
+	return nil
 }
 
 // columnName labels a ReplicaSet's column by revision: "REV3" or "REV4(NEW)".
@@ -200,11 +209,11 @@ func printOutcome(w io.Writer, p *planner.Plan) {
 	case planner.OutcomeNoChange:
 		fmt.Fprintln(w, "Outcome: NoChange: the controller makes no ReplicaSet write; the Deployment is complete as it is.")
 	case planner.OutcomeComplete:
-		fmt.Fprintf(w, "Outcome: Complete after %d writes in %d controller syncs, %d of them after a wait.\n", len(p.Steps), p.Syncs, waits)
+		fmt.Fprintf(w, "Outcome: Complete after %s in %d controller syncs, %d of them after a wait.\n", plural(len(p.Steps), "write"), p.Syncs, waits)
 	case planner.OutcomePaused:
-		fmt.Fprintf(w, "Outcome: Paused: the paused controller makes %d writes; the template change rolls out only after 'kubectl rollplan resume'.\n", len(p.Steps))
+		fmt.Fprintf(w, "Outcome: Paused: the paused controller makes %s; a template change rolls out only after 'kubectl rollplan resume'.\n", plural(len(p.Steps), "write"))
 	case planner.OutcomeStalled:
-		fmt.Fprintf(w, "Outcome: Stalled after %d writes: %s.\n", len(p.Steps), p.StalledReason)
+		fmt.Fprintf(w, "Outcome: Stalled after %s: %s.\n", plural(len(p.Steps), "write"), p.StalledReason)
 	}
 	fmt.Fprintf(w, "Final:  ")
 	for i, rs := range p.ReplicaSets {
@@ -230,7 +239,7 @@ func printCleanup(w io.Writer, p *planner.Plan) {
 	if p.Outcome == planner.OutcomePaused {
 		when = "at the paused controller's next sync"
 	}
-	fmt.Fprintf(w, "Cleanup: revisionHistoryLimit %s deletes %d old ReplicaSet(s) %s:\n", limit, len(p.Cleanup), when)
+	fmt.Fprintf(w, "Cleanup: revisionHistoryLimit %s deletes %s %s:\n", limit, plural(len(p.Cleanup), "old ReplicaSet"), when)
 	for _, c := range p.Cleanup {
 		note := ""
 		if c.RollbackTarget {
@@ -238,4 +247,11 @@ func printCleanup(w io.Writer, p *planner.Plan) {
 		}
 		fmt.Fprintf(w, "  - %s (revision %d)%s\n", c.Name, c.Revision, note)
 	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
