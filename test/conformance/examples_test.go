@@ -1,0 +1,122 @@
+package conformance
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/utils/ptr"
+)
+
+// TestExamples runs named worked examples, and every planner bug the generator found (as its
+// minimal scenario), through the controller and the planner under each readiness model.
+func TestExamples(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func() *fixture
+	}{
+		{
+			name: "10 replicas 25%/25%: create new at 3 and old 10->8, then new 3->5 (stalls under never)",
+			build: func() *fixture {
+				f := newFixture("web", 10, "app:v2").rollingUpdate("25%", "25%")
+				desired, max := f.scaledAt(10)
+				f.addRS(rsOpts{image: "app:v1", replicas: 10, available: 10, revision: 1, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			name: "maxSurge 1 maxUnavailable 0 surges one pod at a time",
+			build: func() *fixture {
+				f := newFixture("web", 5, "app:v2").rollingUpdate("1", "0")
+				desired, max := f.scaledAt(5)
+				f.addRS(rsOpts{image: "app:v1", replicas: 5, available: 5, revision: 1, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			name: "Recreate scales every old ReplicaSet to 0, then creates the new one at full size",
+			build: func() *fixture {
+				f := newFixture("web", 6, "app:v3").recreate()
+				desired, max := f.scaledAt(6)
+				f.addRS(rsOpts{image: "app:v1", replicas: 2, available: 2, revision: 1, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v2", replicas: 4, available: 3, revision: 2, created: 60, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			name: "scaling event mid-rollout: 10 -> 20 replicas with old 8 and new 5 scales both proportionally",
+			build: func() *fixture {
+				f := newFixture("web", 20, "app:v2").rollingUpdate("25%", "25%")
+				desired, max := f.scaledAt(10)
+				f.addRS(rsOpts{image: "app:v1", replicas: 8, available: 8, revision: 1, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v2", replicas: 5, available: 0, revision: 2, created: 60, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			name: "rollback reuses the old ReplicaSet of the template and renumbers it",
+			build: func() *fixture {
+				f := newFixture("web", 4, "app:v1").rollingUpdate("25%", "25%")
+				f.d.Spec.RevisionHistoryLimit = ptr.To[int32](1)
+				desired, max := f.scaledAt(4)
+				f.addRS(rsOpts{image: "app:v1", replicas: 0, available: 0, revision: 1, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v2", replicas: 0, available: 0, revision: 2, created: 60, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v3", replicas: 4, available: 4, revision: 3, created: 120, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			name: "paused rollout in flight with a replica change is scaled proportionally, nothing created",
+			build: func() *fixture {
+				f := newFixture("web", 7, "app:v3").rollingUpdate("2", "1")
+				f.d.Spec.Paused = true
+				desired, max := f.scaledAt(12)
+				f.addRS(rsOpts{image: "app:v1", replicas: 9, available: 9, revision: 1, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v2", replicas: 5, available: 2, revision: 2, created: 60, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			// Planner bug found by seed 20260101 #107: the planner listed web-<v3> for cleanup.
+			// The desired-replicas annotation (12) of the only active ReplicaSet differs from
+			// spec.replicas (6), so every sync is a scaling event through sync(), whose
+			// scale() leaves a lone ReplicaSet of the right size and its annotation alone:
+			// rolloutRolling, and with it cleanupDeployment, never runs.
+			name: "stale desired-replicas on the only active ReplicaSet: every sync is a scaling event, no cleanup",
+			build: func() *fixture {
+				f := newFixture("web", 6, "app:v1").rollingUpdate("0%", "100%")
+				f.d.Spec.RevisionHistoryLimit = ptr.To[int32](1)
+				desired, max := f.scaledAt(12)
+				f.addRS(rsOpts{image: "app:v1", replicas: 6, available: 0, revision: 5, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v2", replicas: 0, available: 0, revision: 4, created: 101})
+				f.addRS(rsOpts{image: "app:v3", replicas: 0, available: 0, revision: 3, created: 292})
+				return f.finish(true)
+			},
+		},
+		{
+			// Planner bug found by seed 1 #969: the planner kept the ReplicaSet at 4. sync()
+			// hands cleanupDeployment the old ReplicaSets as listed before scale() wrote them,
+			// so the lone old ReplicaSet at 0 is scaled up to spec.replicas and then deleted
+			// in the same sync (revisionHistoryLimit 0).
+			name: "paused, revisionHistoryLimit 0, only an old ReplicaSet at 0: scaled up, then deleted in the same sync",
+			build: func() *fixture {
+				f := newFixture("web", 4, "app:v2").rollingUpdate("25%", "25%")
+				f.d.Spec.Paused = true
+				f.d.Spec.RevisionHistoryLimit = ptr.To[int32](0)
+				desired, max := f.scaledAt(4)
+				f.addRS(rsOpts{image: "app:v1", replicas: 0, available: 0, revision: 1, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+	}
+	for _, tc := range cases {
+		for _, readiness := range readinesses {
+			t.Run(fmt.Sprintf("%s/%s", tc.name, readiness), func(t *testing.T) {
+				f := tc.build()
+				sc := &scenario{Name: tc.name + " " + string(readiness), Readiness: readiness, Deployment: f.d, ReplicaSets: f.rss}
+				if diff, err := check(sc); diff != "" || err != nil {
+					report(t, sc, diff, err)
+				}
+			})
+		}
+	}
+}

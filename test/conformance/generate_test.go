@@ -1,0 +1,201 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"strconv"
+	"strings"
+
+	"k8s.io/utils/ptr"
+)
+
+// generate draws one start state from r: a Deployment (the desired one, after a change) and
+// the 0..4 ReplicaSets it owns, covering
+//   - replicas 0..30, and now and then 31..200;
+//   - RollingUpdate with maxSurge/maxUnavailable as ints and percents (valid only: not both
+//     zero, percents 0-100%), and Recreate;
+//   - old ReplicaSets of any size and availability, each with its own revision (sometimes
+//     out of creation order, as after a rollback), template (image) and pod-template-hash,
+//     with the desired-replicas/max-replicas annotations the controller left (sometimes from
+//     an older spec.replicas, which makes a scaling event; rarely missing);
+//   - a new template, the template of the newest ReplicaSet (a rollout in flight, a steady
+//     state, or a plain scaling event), or the template of an older ReplicaSet (a rollback
+//     that reuses it); replica changes together with template changes;
+//   - paused Deployments, revisionHistoryLimit nil and 0..3 (and the default 10),
+//     minReadySeconds changes, progressDeadlineSeconds unset or disabled, collisionCount,
+//     Deployment annotations the controller copies to its new ReplicaSet, long names.
+func generate(r *rand.Rand) *fixture {
+	name := "web"
+	if r.Intn(25) == 0 {
+		// Long enough that generateReplicaSetName truncates it.
+		name = "w" + strings.Repeat("e", 240+r.Intn(11)) + "b"
+	}
+	replicas := int32(r.Intn(31))
+	if r.Intn(8) == 0 {
+		replicas = int32(31 + r.Intn(170))
+	}
+	k := r.Intn(5) // old (or current) ReplicaSets
+	f := newFixture(name, replicas, "app:v0")
+	d := f.d
+	if r.Intn(5) == 0 {
+		f.recreate()
+	} else {
+		for {
+			surge, unavailable := fencepost(r), fencepost(r)
+			if isZeroFencepost(surge) && isZeroFencepost(unavailable) {
+				continue // validation rejects both zero
+			}
+			f.rollingUpdate(surge, unavailable)
+			break
+		}
+	}
+	d.Spec.Paused = r.Intn(8) == 0
+	switch r.Intn(6) {
+	case 0:
+		d.Spec.RevisionHistoryLimit = nil
+	case 1:
+		// the API server's default, 10, set by newFixture
+	default:
+		d.Spec.RevisionHistoryLimit = ptr.To(int32(r.Intn(4)))
+	}
+	switch r.Intn(20) {
+	case 0:
+		d.Spec.ProgressDeadlineSeconds = nil
+	case 1:
+		d.Spec.ProgressDeadlineSeconds = ptr.To[int32](math.MaxInt32)
+	}
+	if r.Intn(10) == 0 {
+		d.Spec.MinReadySeconds = int32(5 * (1 + r.Intn(3)))
+	}
+	if r.Intn(7) == 0 {
+		d.Status.CollisionCount = ptr.To(int32(r.Intn(3)))
+	}
+	if r.Intn(6) == 0 {
+		d.Annotations = map[string]string{"example.com/team": "payments"}
+	}
+
+	// The replicas and strategy the ReplicaSets were last scaled for.
+	prevReplicas := replicas
+	if r.Intn(4) == 0 {
+		prevReplicas = int32(r.Intn(31))
+		if r.Intn(6) == 0 {
+			prevReplicas = int32(r.Intn(201))
+		}
+	}
+	prevDesired, prevMax := f.scaledAt(prevReplicas)
+
+	// Revisions: consecutive from base, in creation order; sometimes shuffled (a rollback
+	// happened, and an old template got a new revision).
+	base := int64(1 + r.Intn(4))
+	revisions := make([]int64, k)
+	for i := range revisions {
+		revisions[i] = base + int64(i)
+	}
+	shuffled := r.Intn(5) == 0
+	if shuffled {
+		r.Shuffle(k, func(i, j int) { revisions[i], revisions[j] = revisions[j], revisions[i] })
+	}
+	current := 0 // the ReplicaSet with the highest revision: the template before the change
+	for i := range revisions {
+		if revisions[i] > revisions[current] {
+			current = i
+		}
+	}
+
+	// The desired template.
+	desired := fmt.Sprintf("app:v%d", k+1) // a new template
+	changed := true
+	switch m := r.Intn(100); {
+	case k == 0 || m < 50:
+	case m < 78 || k == 1:
+		desired = fmt.Sprintf("app:v%d", current+1) // a rollout in flight, or a steady state
+		changed = prevReplicas != replicas || r.Intn(3) == 0
+	default:
+		other := r.Intn(k - 1) // a rollback to an older template
+		if other >= current {
+			other++
+		}
+		desired = fmt.Sprintf("app:v%d", other+1)
+	}
+	d.Spec.Template.Spec.Containers[0].Image = desired
+
+	// Sizes: a steady state, a rollout in flight, or anything.
+	sizes := make([]int32, k)
+	if k > 0 {
+		switch r.Intn(3) {
+		case 0:
+			sizes[current] = prevReplicas
+		case 1:
+			total := max(0, int(prevReplicas)+r.Intn(int(*prevMax-*prevDesired)+1)-r.Intn(3))
+			for i := range sizes {
+				if i == k-1 {
+					sizes[i] = int32(total)
+					break
+				}
+				n := r.Intn(total + 1)
+				sizes[i] = int32(n)
+				total -= n
+			}
+			r.Shuffle(k, func(i, j int) { sizes[i], sizes[j] = sizes[j], sizes[i] })
+		default:
+			for i := range sizes {
+				if r.Intn(5) < 2 {
+					continue
+				}
+				sizes[i] = int32(r.Intn(int(prevReplicas) + 4))
+			}
+		}
+	}
+
+	created := int64(0)
+	for i := range k {
+		o := rsOpts{
+			image:    fmt.Sprintf("app:v%d", i+1),
+			replicas: sizes[i],
+			revision: revisions[i],
+			created:  created,
+			desired:  prevDesired,
+			max:      prevMax,
+		}
+		if r.Intn(10) != 0 {
+			created += int64(1 + r.Intn(600)) // else the next one has the same creation time
+		}
+		o.available = o.replicas
+		if r.Intn(5) < 2 {
+			o.available = int32(r.Intn(int(o.replicas) + 1))
+		}
+		switch r.Intn(25) {
+		case 0, 1, 2:
+			o.desired, o.max = f.scaledAt(int32(r.Intn(31))) // left by an older scale
+		case 3:
+			o.desired, o.max = nil, nil
+		}
+		if shuffled && i != current {
+			o.revisionHistory = strconv.FormatInt(revisions[i]-1, 10)
+		}
+		if r.Intn(3) != 0 {
+			o.minReadySeconds = d.Spec.MinReadySeconds
+		}
+		if d.Annotations != nil && r.Intn(2) == 0 {
+			o.annotations = map[string]string{"example.com/team": "payments"}
+		}
+		f.addRS(o)
+	}
+	return f.finish(changed)
+}
+
+// fencepost draws a maxSurge or maxUnavailable: an int (mostly small) or a percent 0-100%.
+func fencepost(r *rand.Rand) string {
+	if r.Intn(2) == 0 {
+		if r.Intn(6) == 0 {
+			return strconv.Itoa(r.Intn(40))
+		}
+		return strconv.Itoa(r.Intn(6))
+	}
+	percents := []int{0, 1, 5, 10, 20, 25, 30, 33, 50, 66, 75, 90, 100}
+	return fmt.Sprintf("%d%%", percents[r.Intn(len(percents))])
+}
+
+// isZeroFencepost: the value validation rejects when both fenceposts are it (0 or 0%).
+func isZeroFencepost(s string) bool { return s == "0" || s == "0%" }
