@@ -91,7 +91,11 @@ func (s *simulation) finish() *Plan {
 		p.Outcome = OutcomeStalled
 		p.StalledReason = s.stalledReason()
 	}
-	if complete && !s.d.Spec.Paused {
+	// cleanupDeployment runs at the end of rolloutRolling/rolloutRecreate only: while an
+	// active ReplicaSet's desired-replicas annotation differs from spec.replicas, every sync
+	// is a scaling event that goes through sync() instead, and scale() leaves a lone active
+	// ReplicaSet of the right size (and its stale annotation) alone, so nothing is deleted.
+	if complete && !s.d.Spec.Paused && !s.isScalingEvent() {
 		for _, rs := range s.cleanupDeployment() {
 			p.Cleanup = append(p.Cleanup, CleanupEntry{Name: rs.name, Revision: rs.revision})
 		}
