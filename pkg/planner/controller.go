@@ -175,10 +175,19 @@ func (s *simulation) isScalingEvent() bool {
 }
 
 // syncScale is sync(): proportional scaling, and cleanup while paused. Mirrors sync, sync.go.
+//
+// cleanupDeployment is handed the old ReplicaSets as they were before scale() wrote them, so
+// it decides on the sizes at the start of the sync: a paused Deployment with
+// revisionHistoryLimit 0 whose only ReplicaSet is an old one at 0 replicas has it scaled up
+// to spec.replicas by scale() and then deleted in the same sync.
 func (s *simulation) syncScale() {
+	var cleanup []*replicaSet
+	if s.d.Spec.Paused {
+		cleanup = s.cleanupDeployment()
+	}
 	s.scale()
 	if s.d.Spec.Paused {
-		for _, rs := range s.cleanupDeployment() {
+		for _, rs := range cleanup {
 			rs.deleted = true
 			s.wrote = true
 			s.plan.Cleanup = append(s.plan.Cleanup, CleanupEntry{Name: rs.name, Revision: rs.revision})
