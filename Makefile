@@ -22,7 +22,24 @@ unit: ## unit tests of the plugin module, with -race
 conformance: ## the planner against the real v1.36.3 Deployment controller, run in-process (test/conformance)
 	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
 
-test: unit conformance ## every test: unit, conformance against the upstream controller, e2e on the local cluster
+cluster-up: ## start the private local cluster (state in _output/cluster, KUBECONFIG=_output/cluster/kubeconfig)
+	hack/cluster/up.sh
+
+cluster-down: ## stop the cluster of cluster-up and remove its state
+	hack/cluster/down.sh
+
+# e2e tests carry the build tag e2e (//go:build e2e), so `make unit` (plain go test ./...) never
+# starts a cluster. `make e2e` starts one private cluster for the whole run in a fresh state dir,
+# hands it to every package through ROLLPLAN_E2E_KUBECONFIG and stops it even when tests fail
+# (the cluster's logs are then copied to _output/e2e-logs). ROLLPLAN_E2E_REQUIRED=1: tests fail,
+# never skip, when there is no cluster.
+e2e: build cluster-binaries ## end-to-end tests (test/e2e) on a private local cluster
+	@mkdir -p _output; state=$$(mktemp -d "$(CURDIR)/_output/e2e-cluster.XXXXXX"); \
+	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/e2e-logs; cp -r "$$state/logs" _output/e2e-logs; echo "e2e: cluster logs in _output/e2e-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; exit $$rc' EXIT; \
+	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
+	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 ./test/e2e/...
+
+test: unit conformance e2e ## every test: unit, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
