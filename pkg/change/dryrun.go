@@ -1,0 +1,70 @@
+package change
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// ErrDryRunForbidden is matched (errors.Is) by DryRunUpdate's error when the user may not
+// update (or create) the Deployment: the caller then falls back to ApplyDefaults and warns
+// that the template hash is computed from client-side defaults.
+var ErrDryRunForbidden = errors.New("server-side dry run forbidden")
+
+// DryRunUpdate sends desired to the API server with dryRun=All and returns the object the
+// server would store: defaulted, validated and admitted (mutating webhooks included), with
+// nothing persisted. A desired with a resourceVersion is an Update guarded by it (a
+// Deployment changed since it was read gives a Conflict); one without is a Create, for a
+// Deployment that does not exist yet.
+//
+// Errors: Forbidden matches ErrDryRunForbidden (and still apierrors.IsForbidden); Invalid
+// carries the server's field errors; Conflict says to re-read; AlreadyExists (a Create of a
+// Deployment that exists) says to read it first. The apierrors status stays reachable with
+// errors.As.
+func DryRunUpdate(ctx context.Context, client kubernetes.Interface, desired *appsv1.Deployment) (*appsv1.Deployment, error) {
+	deployments := client.AppsV1().Deployments(desired.Namespace)
+	verb := "update"
+	var got *appsv1.Deployment
+	var err error
+	if desired.ResourceVersion == "" {
+		verb = "create"
+		got, err = deployments.Create(ctx, desired, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	} else {
+		got, err = deployments.Update(ctx, desired, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	}
+	if err == nil {
+		got.APIVersion, got.Kind = appsv1.SchemeGroupVersion.String(), "Deployment"
+		return got, nil
+	}
+	what := fmt.Sprintf("server-side dry run of %s deployment %s/%s", verb, desired.Namespace, desired.Name)
+	switch {
+	case apierrors.IsForbidden(err):
+		return nil, &dryRunError{err: err, forbidden: true, msg: fmt.Sprintf(
+			"%s: forbidden: it needs permission to %s deployments.apps in namespace %q (%v)", what, verb, desired.Namespace, err)}
+	case apierrors.IsConflict(err):
+		return nil, &dryRunError{err: err, msg: fmt.Sprintf(
+			"%s: the Deployment changed since it was read (resourceVersion %s): run the command again", what, desired.ResourceVersion)}
+	case apierrors.IsAlreadyExists(err):
+		return nil, &dryRunError{err: err, msg: fmt.Sprintf(
+			"%s: the Deployment exists already: read it first so the change is an update", what)}
+	default:
+		return nil, &dryRunError{err: err, msg: fmt.Sprintf("%s: %v", what, err)}
+	}
+}
+
+type dryRunError struct {
+	err       error
+	msg       string
+	forbidden bool
+}
+
+func (e *dryRunError) Error() string { return e.msg }
+func (e *dryRunError) Unwrap() error { return e.err }
+func (e *dryRunError) Is(target error) bool {
+	return e.forbidden && target == ErrDryRunForbidden
+}
