@@ -253,8 +253,11 @@ func (s *simulation) describeCreatedNewRS(in Input) {
 		if s.find(name) == nil {
 			break
 		}
+		// Each collision costs the controller one sync: it bumps status.collisionCount by one
+		// and requeues.
 		next := ptrDeref(cc, 0) + 1
 		cc = &next
+		s.collisionSyncs++
 	}
 	rs := &replicaSet{name: name, isNew: true, created: in.Now, newest: in.Now.IsZero(), noAnnotations: true}
 	rs.revision = s.maxOldRevision() + 1
@@ -268,17 +271,7 @@ func (s *simulation) describeCreatedNewRS(in Input) {
 		Revision:        rs.revision,
 		CollisionCount:  cc,
 	}
-	if !ptrEqual(cc, s.d.Status.CollisionCount) {
-		s.d.Status.CollisionCount = cc
-		s.collisionSyncs = 1
-	}
-}
-
-func ptrEqual(a, b *int32) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
+	s.d.Status.CollisionCount = cc
 }
 
 // maxOldRevision is deploymentutil.MaxRevision over the old ReplicaSets (unparsable
