@@ -91,5 +91,13 @@ in order, and how the rollout ends.`,
 	f := cmdutil.NewFactory(configFlags)
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdPreview(f, streams))
+	cmd.AddCommand(NewCmdHistory(f, streams))
+	cmd.AddCommand(NewCmdUndo(f, streams))
+	cmd.AddCommand(NewCmdPause(f, streams))
+	cmd.AddCommand(NewCmdResume(f, streams))
+	cmd.AddCommand(NewCmdRestart(f, streams))
+	cmd.AddCommand(NewCmdDrive(f, streams))
+	cmd.AddCommand(NewCmdAbort(f, streams))
+	cmd.AddCommand(NewCmdGuard(f, streams))
 	return cmd
 }

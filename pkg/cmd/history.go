@@ -1,0 +1,354 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/describe"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/exec"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
+)
+
+var (
+	historyLong = templates.LongDesc(`
+		Show a Deployment's revisions: one row per ReplicaSet with its revision, name,
+		pod-template-hash, images, ready/replicas, age and change-cause, the current one marked
+		with "*".
+
+		Beyond 'kubectl rollout history' it shows the numbers a rollback took from a revision
+		(deployment.kubernetes.io/revision-history), tags a revision whose template differs
+		from the previous one only by kubectl.kubernetes.io/restartedAt as a restart, and
+		forecasts which revisions revisionHistoryLimit deletes when the next rollout completes
+		(after that, 'kubectl rollout undo --to-revision' cannot return to them).
+
+		--revision N prints that revision's pod template as kubectl does; --diff prints a
+		unified diff of two revisions' templates (default: the previous revision against the
+		current one) with the program in KUBECTL_EXTERNAL_DIFF if it is set, as 'kubectl
+		diff' does.`)
+
+	historyExample = templates.Examples(`
+		# Every revision, with restarts, renumbered revisions and the cleanup forecast
+		kubectl rollplan history deploy/web
+
+		# The pod template of revision 3
+		kubectl rollplan history deploy/web --revision 3
+
+		# What changed from the previous revision to the current one? From 2 to 5?
+		kubectl rollplan history deploy/web --diff
+		kubectl rollplan history deploy/web --diff 2 5
+
+		# Machine-readable (kind RolloutHistory, apiVersion rollplan.dev/v1alpha1)
+		kubectl rollplan history deploy/web -o json`)
+)
+
+// HistoryOptions holds the flags and dependencies of "kubectl rollplan history".
+type HistoryOptions struct {
+	Revision  int64
+	Diff      bool
+	DiffFrom  int64 // 0: the previous revision
+	DiffTo    int64 // 0: the current revision
+	StateFile string
+	Output    *printer.OutputFlags
+
+	Namespace string
+	Name      string
+	// Client returns the clientset; Now is the clock AGE is computed from; Exec runs
+	// KUBECTL_EXTERNAL_DIFF; Getenv reads the environment.
+	Client func() (kubernetes.Interface, error)
+	Now    func() time.Time
+	Exec   exec.Interface
+	Getenv func(string) string
+
+	genericiooptions.IOStreams
+}
+
+// NewHistoryOptions returns HistoryOptions with defaults.
+func NewHistoryOptions(streams genericiooptions.IOStreams) *HistoryOptions {
+	return &HistoryOptions{
+		Output:    printer.NewOutputFlags(),
+		Now:       time.Now,
+		Exec:      exec.New(),
+		Getenv:    os.Getenv,
+		IOStreams: streams,
+	}
+}
+
+// NewCmdHistory returns "kubectl rollplan history".
+func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewHistoryOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "history (deploy/NAME | NAME) [--revision N] [--diff [A B]] [-o json|yaml]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Show a Deployment's revisions, restarts, renumbered revisions and what cleanup deletes next",
+		Long:                  historyLong,
+		Example:               historyExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().Int64Var(&o.Revision, "revision", 0, "Print the pod template of this revision.")
+	cmd.Flags().BoolVar(&o.Diff, "diff", false, "Print a unified diff of two revisions' pod templates: --diff A B, or --diff alone for the previous revision against the current one. Uses KUBECTL_EXTERNAL_DIFF when set.")
+	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
+	o.Output.AddFlags(cmd)
+	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
+	return cmd
+}
+
+// Complete resolves the Deployment's name, the two revisions of --diff A B, the namespace and
+// the client.
+func (o *HistoryOptions) Complete(f cmdutil.Factory, args []string) error {
+	if o.Diff && len(args) >= 3 {
+		a, errA := strconv.ParseInt(args[len(args)-2], 10, 64)
+		b, errB := strconv.ParseInt(args[len(args)-1], 10, 64)
+		if errA == nil && errB == nil {
+			if a <= 0 || b <= 0 {
+				return fmt.Errorf("--diff %d %d: revisions are positive numbers", a, b)
+			}
+			o.DiffFrom, o.DiffTo = a, b
+			args = args[:len(args)-2]
+		}
+	}
+	name, err := cluster.ResolveArgs(args)
+	if err != nil {
+		return err
+	}
+	o.Name = name
+	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil && o.StateFile == "" {
+		return err
+	}
+	o.Namespace = ns
+	if o.StateFile != "" && !explicit {
+		o.Namespace = ""
+	}
+	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+	return nil
+}
+
+// Validate checks the flags.
+func (o *HistoryOptions) Validate() error {
+	if o.Revision < 0 {
+		return fmt.Errorf("--revision %d: revisions are positive numbers", o.Revision)
+	}
+	if o.Revision > 0 && o.Diff {
+		return errors.New("--revision and --diff do not go together: use --diff A B")
+	}
+	if o.Diff && !o.Output.Human() {
+		return errors.New("--diff prints a text diff: drop -o")
+	}
+	if !o.Output.Human() {
+		if _, err := o.Output.ToPrinter(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run reads the Deployment and its ReplicaSets and prints the history, a revision or a diff.
+func (o *HistoryOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, false)
+	if err != nil {
+		return err
+	}
+	h := rollout.BuildHistory(state.Deployment, state.ReplicaSets)
+	if o.Revision > 0 && h.Find(o.Revision) == nil {
+		return revisionError(h, o.Revision)
+	}
+	switch {
+	case o.Diff:
+		return o.printDiff(h, state)
+	case !o.Output.Human():
+		p, err := o.Output.ToPrinter()
+		if err != nil {
+			return err
+		}
+		return p.PrintObj(printer.NewRolloutHistory(h, o.Revision), o.Out)
+	case o.Revision > 0:
+		return printRevision(o.Out, h, o.Revision)
+	default:
+		return printer.PrintHistory(o.Out, h, o.Now())
+	}
+}
+
+// revisionError is kubectl's "unable to find the specified revision", with the revisions
+// that exist.
+func revisionError(h *rollout.History, n int64) error {
+	nums := h.Numbers()
+	if len(nums) == 0 {
+		return fmt.Errorf("unable to find the specified revision %d: deployment %q has no revisions", n, h.Name)
+	}
+	s := make([]string, len(nums))
+	for i, v := range nums {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return fmt.Errorf("unable to find the specified revision %d: revisions of deployment %q are %s", n, h.Name, strings.Join(s, ", "))
+}
+
+// printRevision prints a revision's pod template as `kubectl rollout history --revision N`
+// does: "deployment.apps/NAME with revision #N", then describe.DescribePodTemplate of the
+// ReplicaSet's template with its change-cause as an annotation (historyviewer.go, v0.36.3).
+func printRevision(w interface{ Write([]byte) (int, error) }, h *rollout.History, n int64) error {
+	r := h.Find(n)
+	t := r.ReplicaSet.Spec.Template.DeepCopy()
+	if r.ChangeCause != "" {
+		if t.Annotations == nil {
+			t.Annotations = map[string]string{}
+		}
+		t.Annotations[rollout.ChangeCauseAnnotation] = r.ChangeCause
+	}
+	var b strings.Builder
+	describe.DescribePodTemplate(t, describe.NewPrefixWriter(&b))
+	_, err := fmt.Fprintf(w, "deployment.apps/%s with revision #%d\n%s\n", h.Name, n, b.String())
+	return err
+}
+
+// diffSide is one side of --diff: a label and the template's YAML.
+type diffSide struct {
+	label, yaml string
+}
+
+func (o *HistoryOptions) printDiff(h *rollout.History, state *cluster.State) error {
+	from, to, err := o.diffSides(h, state)
+	if err != nil {
+		return err
+	}
+	if env := o.Getenv("KUBECTL_EXTERNAL_DIFF"); env != "" {
+		return o.externalDiff(env, from, to)
+	}
+	d := rollout.UnifiedDiff(from.label, to.label, from.yaml, to.yaml)
+	if d == "" {
+		_, err := fmt.Fprintf(o.Out, "%s and %s have the same pod template (pod-template-hash aside).\n", from.label, to.label)
+		return err
+	}
+	_, err = fmt.Fprint(o.Out, d)
+	return err
+}
+
+// diffSides resolves --diff [A B]: by default the previous revision (the one `kubectl rollout
+// undo` returns to) against the current one, or, when the Deployment's template matches no
+// revision yet, the latest revision against the Deployment's template.
+func (o *HistoryOptions) diffSides(h *rollout.History, state *cluster.State) (diffSide, diffSide, error) {
+	side := func(n int64) (diffSide, error) {
+		r := h.Find(n)
+		if r == nil {
+			return diffSide{}, revisionError(h, n)
+		}
+		y, err := yaml.Marshal(r.Template())
+		return diffSide{label: fmt.Sprintf("revision %d (replicaset %s)", n, r.ReplicaSet.Name), yaml: string(y)}, err
+	}
+	if o.DiffFrom != 0 {
+		a, err := side(o.DiffFrom)
+		if err != nil {
+			return a, a, err
+		}
+		b, err := side(o.DiffTo)
+		return a, b, err
+	}
+	nums := h.Numbers()
+	if cur := h.Current(); cur != nil {
+		var prev int64
+		for _, n := range nums {
+			if n < cur.Revision {
+				prev = n
+			}
+		}
+		if prev == 0 {
+			return diffSide{}, diffSide{}, fmt.Errorf("deployment %q has no revision before the current one (%d): nothing to diff; give two revisions with --diff A B", h.Name, cur.Revision)
+		}
+		a, err := side(prev)
+		if err != nil {
+			return a, a, err
+		}
+		b, err := side(cur.Revision)
+		return a, b, err
+	}
+	if len(nums) == 0 {
+		return diffSide{}, diffSide{}, fmt.Errorf("deployment %q has no revisions: nothing to diff", h.Name)
+	}
+	a, err := side(nums[len(nums)-1])
+	if err != nil {
+		return a, a, err
+	}
+	y, err := yaml.Marshal(&state.Deployment.Spec.Template)
+	return a, diffSide{label: fmt.Sprintf("deployment.apps/%s spec.template (not rolled out yet)", h.Name), yaml: string(y)}, err
+}
+
+// externalDiff writes both sides to files of the same name in two temporary directories and
+// runs KUBECTL_EXTERNAL_DIFF on the directories, as `kubectl diff` does. Exit status 1 (the
+// files differ) is not an error.
+func (o *HistoryOptions) externalDiff(env string, from, to diffSide) error {
+	file := fmt.Sprintf("apps.v1.Deployment.%s.%s.spec.template.yaml", o.Namespace, o.Name)
+	var dirs [2]string
+	for i, s := range []diffSide{from, to} {
+		prefix := "FROM-"
+		if i == 1 {
+			prefix = "TO-"
+		}
+		dir, err := os.MkdirTemp("", prefix)
+		if err != nil {
+			return fmt.Errorf("diff: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		content := "# " + s.label + "\n" + s.yaml
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o600); err != nil {
+			return fmt.Errorf("diff: %w", err)
+		}
+		dirs[i] = dir
+	}
+	program, args := externalDiffCommand(env, dirs[0], dirs[1])
+	cmd := o.Exec.Command(program, args...)
+	cmd.SetStdout(o.Out)
+	cmd.SetStderr(o.ErrOut)
+	err := cmd.Run()
+	var exitErr exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exitErr) && exitErr.ExitStatus() <= 1:
+		return nil
+	default:
+		return fmt.Errorf("failed to run %q: %v", program, err)
+	}
+}
+
+// validDiffArg is the filter kubectl applies to the arguments in KUBECTL_EXTERNAL_DIFF.
+var validDiffArg = regexp.MustCompile(`^[a-zA-Z0-9-=]+$`).MatchString
+
+// externalDiffCommand splits KUBECTL_EXTERNAL_DIFF on spaces into the program and its
+// arguments, keeping only arguments of letters, digits, '-' and '=', then appends from and
+// to. Mirrors DiffProgram.getCommand, k8s.io/kubectl/pkg/cmd/diff/diff.go, v0.36.3.
+func externalDiffCommand(env, from, to string) (string, []string) {
+	fields := strings.Split(env, " ")
+	var args []string
+	for _, a := range fields[1:] {
+		if validDiffArg(a) {
+			args = append(args, a)
+		}
+	}
+	return fields[0], append(args, from, to)
+}

@@ -1,0 +1,254 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
+)
+
+var (
+	undoLong = templates.LongDesc(`
+		Roll a Deployment back to an earlier revision, as 'kubectl rollout undo' does, after
+		saying exactly what will happen.
+
+		The preview gives the outcome kubectl would have now (will roll back; skipped, when
+		the template already matches the revision; refused, when the Deployment is paused;
+		revision not found), the diff of the live pod template against the revision's, the
+		Deployment annotations kubectl's patch drops or changes (it replaces
+		metadata.annotations), kubectl's last-applied-configuration warning, and the rollout
+		plan that follows (the controller reuses the revision's ReplicaSet).
+
+		The patch is kubectl's JSON patch, byte for byte, preceded by a test of the previewed
+		metadata.resourceVersion: if the Deployment changed meanwhile nothing is written.
+		--patch-only prints kubectl's patch and changes nothing. The exit code of a dry run is
+		the one the real run would have (1 for refused and not found).`)
+
+	undoExample = templates.Examples(`
+		# What would 'kubectl rollout undo' do now? (nothing is changed)
+		kubectl rollplan undo deploy/web --dry-run=client
+
+		# Roll back to revision 3, checked by the API server first
+		kubectl rollplan undo deploy/web --to-revision 3 --dry-run=server
+		kubectl rollplan undo deploy/web --to-revision 3
+
+		# Just the patch, for review or 'kubectl patch --type json'
+		kubectl rollplan undo deploy/web --to-revision 3 --patch-only`)
+)
+
+// UndoOptions holds the flags and dependencies of "kubectl rollplan undo".
+type UndoOptions struct {
+	ToRevision   int64
+	PatchOnly    bool
+	Output       string
+	FieldManager string
+	Readiness    string
+	MaxSteps     int
+	DryRun       cmdutil.DryRunStrategy
+
+	Namespace string
+	Name      string
+	// Client returns the clientset.
+	Client func() (kubernetes.Interface, error)
+
+	genericiooptions.IOStreams
+}
+
+// NewUndoOptions returns UndoOptions with defaults.
+func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
+	return &UndoOptions{
+		FieldManager: DefaultFieldManager,
+		Readiness:    string(planner.ReadinessBatched),
+		MaxSteps:     40,
+		IOStreams:    streams,
+	}
+}
+
+// NewCmdUndo returns "kubectl rollplan undo".
+func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewUndoOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "undo (deploy/NAME | NAME) [--to-revision N] [--dry-run=none|client|server] [--patch-only]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Roll a Deployment back after showing the outcome, the diff and the rollout that follows",
+		Long:                  undoLong,
+		Example:               undoExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().Int64Var(&o.ToRevision, "to-revision", 0, "The revision to roll back to. Default 0: the previous revision.")
+	cmd.Flags().BoolVar(&o.PatchOnly, "patch-only", false, "Print only kubectl's JSON patch and change nothing.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print only the patch, as json or yaml, instead of the preview (the patch is still applied unless --dry-run).")
+	cmd.Flags().StringVar(&o.Readiness, "readiness", o.Readiness, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync) or never.")
+	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
+	cmdutil.AddDryRunFlag(cmd)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
+	return cmd
+}
+
+// Complete resolves the dry-run strategy, the Deployment's name, the namespace and the client.
+func (o *UndoOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	var err error
+	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
+		return err
+	}
+	if o.Name, err = cluster.ResolveArgs(args); err != nil {
+		return err
+	}
+	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+		return err
+	}
+	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+	return nil
+}
+
+// Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
+// it as a revision not found, and so does the preview.
+func (o *UndoOptions) Validate() error {
+	if _, err := planner.ParseReadiness(o.Readiness); err != nil {
+		return fmt.Errorf("--readiness: %w", err)
+	}
+	switch o.Output {
+	case "", "json", "yaml":
+	default:
+		return fmt.Errorf("unknown output format %q: undo prints its patch with -o json or -o yaml", o.Output)
+	}
+	if o.FieldManager == "" {
+		return errors.New("--field-manager must not be empty")
+	}
+	return nil
+}
+
+// Run reads the Deployment and its ReplicaSets, previews the rollback and, unless a dry run,
+// sends kubectl's patch guarded by the previewed resourceVersion.
+func (o *UndoOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	state, err := cluster.LoadLive(ctx, client, o.Namespace, o.Name)
+	if err != nil {
+		return err
+	}
+	live := state.Deployment
+	if _, ok := live.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
+		fmt.Fprintf(o.ErrOut, rollout.LastAppliedWarning, "deployment.apps/"+o.Name, corev1.LastAppliedConfigAnnotation, "kubectl")
+	}
+	u, err := rollout.PreviewUndo(live, state.ReplicaSets, o.ToRevision)
+	if err != nil {
+		return err
+	}
+	if o.PatchOnly || o.Output != "" {
+		if err := o.printPatch(u); err != nil || o.PatchOnly || u.Outcome != rollout.UndoRollBack {
+			return err
+		}
+		return o.act(ctx, client, state, u, true)
+	}
+	return o.act(ctx, client, state, u, false)
+}
+
+// printPatch prints kubectl's patch alone (json or yaml), or for an outcome without a patch
+// kubectl's message (skipped: on stderr, exit 0; refused, not found: an error).
+func (o *UndoOptions) printPatch(u *rollout.Undo) error {
+	switch u.Outcome {
+	case rollout.UndoSkipped:
+		fmt.Fprintf(o.ErrOut, "deployment.apps/%s %s\n", o.Name, u.Message)
+		return nil
+	case rollout.UndoRefused, rollout.UndoNotFound:
+		return errors.New(u.Message)
+	}
+	body := u.Patch.Kubectl
+	if o.Output == "yaml" {
+		y, err := yaml.JSONToYAML(body)
+		if err != nil {
+			return err
+		}
+		_, err = o.Out.Write(y)
+		return err
+	}
+	_, err := fmt.Fprintf(o.Out, "%s\n", body)
+	return err
+}
+
+// act prints the preview (unless quiet), then applies the rollback as the dry-run strategy
+// says, and prints kubectl's result line (to stderr when quiet, so stdout holds the patch).
+func (o *UndoOptions) act(ctx context.Context, client kubernetes.Interface, state *cluster.State, u *rollout.Undo, quiet bool) error {
+	var plan *planner.Plan
+	var notes []string
+	if u.Outcome == rollout.UndoRollBack {
+		result := u.Result
+		if o.DryRun == cmdutil.DryRunServer {
+			server, err := sendPatch(ctx, client, state.Deployment, u.Patch, true, o.FieldManager)
+			if err != nil {
+				return fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
+			}
+			notes = serverNotes(u.Result, server)
+			result = server
+		}
+		var err error
+		if plan, err = rollout.Plan(result, state.ReplicaSets, planner.Readiness(o.Readiness)); err != nil {
+			return err
+		}
+	}
+	if !quiet {
+		if err := printer.PrintUndo(o.Out, u, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintln(o.Out, n)
+		}
+		fmt.Fprintln(o.Out)
+	}
+	if u.Failed() {
+		return errors.New(u.Message)
+	}
+	if u.Outcome == rollout.UndoRollBack && o.DryRun == cmdutil.DryRunNone {
+		if _, err := sendPatch(ctx, client, state.Deployment, u.Patch, false, o.FieldManager); err != nil {
+			return fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
+		}
+	}
+	w := o.Out
+	if quiet {
+		w = o.ErrOut
+	}
+	_, err := fmt.Fprintf(w, "deployment.apps/%s %s%s\n", o.Name, u.Message, dryRunSuffix(o.DryRun))
+	return err
+}
+
+// serverNotes compares the Deployment the server's dry run returned with the prediction.
+func serverNotes(predicted, server *appsv1.Deployment) []string {
+	var notes []string
+	if apiequality.Semantic.DeepEqual(predicted.Spec.Template, server.Spec.Template) &&
+		apiequality.Semantic.DeepEqual(predicted.Annotations, server.Annotations) {
+		return append(notes, "Server dry run: accepted; the server's result has exactly the predicted pod template and annotations.")
+	}
+	notes = append(notes, "Server dry run: accepted, but the server's result differs from the prediction (an admission webhook or defaulting?):")
+	a, _ := yaml.Marshal(map[string]interface{}{"annotations": predicted.Annotations, "template": predicted.Spec.Template})
+	b, _ := yaml.Marshal(map[string]interface{}{"annotations": server.Annotations, "template": server.Spec.Template})
+	notes = append(notes, rollout.UnifiedDiff("predicted", "server", string(a), string(b)))
+	return notes
+}
