@@ -107,6 +107,20 @@ func (s *simulation) existingNewRS() *replicaSet {
 	return nil
 }
 
+// activeOldRSs returns the old ReplicaSets with replicas, in creation order
+// (FilterActiveReplicaSets(oldRSs)), in a buffer that the next call reuses: the caller must be
+// done with the slice before calling it again. It runs once per rolling sync and allocates
+// nothing once the buffer has grown.
+func (s *simulation) activeOldRSs() []*replicaSet {
+	s.activeBuf = s.activeBuf[:0]
+	for _, rs := range s.rss {
+		if rs.exists && !rs.deleted && !rs.isNew && rs.replicas > 0 {
+			s.activeBuf = append(s.activeBuf, rs)
+		}
+	}
+	return s.activeBuf
+}
+
 func filterActive(rss []*replicaSet) []*replicaSet {
 	var out []*replicaSet
 	for _, rs := range rss {

@@ -8,7 +8,7 @@ package planner
 // planner sees ReplicaSets only and takes status.replicas as the count of old pods.
 func (s *simulation) rolloutRecreate() {
 	scaledDown := false
-	for _, rs := range filterActive(s.oldRSs()) {
+	for _, rs := range s.activeOldRSs() {
 		if s.scaleReplicaSet(rs, 0, false, DecisionRecreateScaleDown) {
 			scaledDown = true
 		}

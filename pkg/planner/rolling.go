@@ -84,7 +84,7 @@ func (s *simulation) reconcileNewReplicaSet() bool {
 // Unhealthy old replicas go first (cleanupUnhealthyReplicas), then old ReplicaSets oldest
 // first, bounded by available pods - minAvailable. It reports a scale-down.
 func (s *simulation) reconcileOldReplicaSets() bool {
-	oldRSs := filterActive(s.oldRSs())
+	oldRSs := s.activeOldRSs()
 	if replicaCount(oldRSs) == 0 {
 		return false
 	}

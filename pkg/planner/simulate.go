@@ -63,7 +63,8 @@ type simulation struct {
 	oldPodsAtStart bool
 	// collisionSyncs counts the syncs that fail on a hash collision before the create works.
 	collisionSyncs int
-	slab           []int32 // backing store for Step.Replicas
+	slab           []int32       // backing store for Step.Replicas
+	activeBuf      []*replicaSet // reused by activeOldRSs
 }
 
 func newSimulation(in Input) (*simulation, error) {
