@@ -70,6 +70,7 @@ func (s *simulation) isComplete() bool {
 func (s *simulation) finish() *Plan {
 	p := s.plan
 	p.Syncs = s.sync
+	p.Steps = s.joinSteps()
 	for _, rs := range s.rss {
 		var replicas, available int32
 		if rs.exists && !rs.deleted {

@@ -65,6 +65,12 @@ type simulation struct {
 	collisionSyncs int
 	slab           []int32       // backing store for Step.Replicas
 	activeBuf      []*replicaSet // reused by activeOldRSs
+	// The steps so far: full chunks, the chunk being filled, and their count (appendStep).
+	stepChunks [][]Step
+	steps      []Step
+	nSteps     int
+	// recreateScaledDown: a step scaled an old ReplicaSet down for Recreate.
+	recreateScaledDown bool
 }
 
 func newSimulation(in Input) (*simulation, error) {
