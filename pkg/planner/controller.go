@@ -178,7 +178,9 @@ func (s *simulation) syncDeployment() {
 // spec.replicas. Mirrors isScalingEvent, sync.go.
 func (s *simulation) isScalingEvent() bool {
 	for _, rs := range s.live() {
-		if rs.replicas == 0 {
+		// desiredStr is spec.replicas as the controller writes it: an annotation equal to it
+		// parses to spec.replicas (the common case, checked without parsing on every sync).
+		if rs.replicas == 0 || rs.desiredAnn == s.desiredStr {
 			continue
 		}
 		if desired, ok := rs.desiredReplicas(); ok && desired != s.replicas {
