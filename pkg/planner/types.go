@@ -47,8 +47,10 @@ type Input struct {
 	// paused), with the server's defaults applied and its live status (status.collisionCount,
 	// status.replicas) kept. Required.
 	Deployment *appsv1.Deployment
-	// ReplicaSets are the ReplicaSets the Deployment owns (controller ownerRef), with their
-	// spec, annotations and status as read from the API server. They are not modified.
+	// ReplicaSets are the ReplicaSets the controller claims: those the Deployment owns
+	// (controller ownerRef) and the orphans whose labels match the selector, which the
+	// controller adopts before it decides anything (cluster.State.ReplicaSets). Spec,
+	// annotations and status as read from the API server; they are not modified.
 	ReplicaSets []*appsv1.ReplicaSet
 	// Readiness is the availability assumption; empty means ReadinessBatched.
 	Readiness Readiness
