@@ -99,5 +99,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdDrive(f, streams))
 	cmd.AddCommand(NewCmdAbort(f, streams))
 	cmd.AddCommand(NewCmdGuard(f, streams))
+	cmd.AddCommand(NewCmdCompletion(streams))
+	AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
 	return cmd
 }

@@ -1,0 +1,375 @@
+package cmd
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
+	"k8s.io/kubectl/pkg/util/templates"
+)
+
+// completionTimeout bounds the API calls one completion makes: a shell waits on them.
+const completionTimeout = 5 * time.Second
+
+var (
+	completionLong = templates.LongDesc(`
+		Output shell completion code for the specified shell (bash, zsh, fish, or powershell).
+
+		Commands, flags, Deployment names and revision numbers complete in two ways:
+
+		* "kubectl rollplan <TAB>": kubectl 1.26 or later completes a plugin's arguments by
+		running the executable kubectl_complete-rollplan, which it looks up on PATH. The helper
+		ships in the release archive next to kubectl-rollplan; Krew links only kubectl-rollplan
+		into its bin directory, so copy the helper there once (see the examples). Then
+		kubectl's own completion ("kubectl completion bash") completes rollplan too, and the
+		output of this command is not needed.
+
+		* "kubectl-rollplan <TAB>": the code this command prints completes the plugin called
+		directly, as a program of its own. Evaluate it in your shell, or source it from your
+		shell's start-up file.
+
+		Deployment names are completed from the namespace the command line selects (-n,
+		--context, --kubeconfig), revisions from the Deployment's ReplicaSets; both need
+		list permission on those resources.`)
+
+	completionExample = templates.Examples(`
+		# Complete "kubectl rollplan ..." with kubectl's own completion (kubectl >= 1.26),
+		# after "kubectl krew install rollplan":
+		cp "${KREW_ROOT:-$HOME/.krew}"/store/rollplan/*/kubectl_complete-rollplan "${KREW_ROOT:-$HOME/.krew}/bin/"
+		source <(kubectl completion bash)
+
+		# Load completion of kubectl-rollplan into the current bash shell
+		source <(kubectl rollplan completion bash)
+
+		# Load it in every new bash shell
+		kubectl rollplan completion bash > ~/.kubectl-rollplan-completion.bash
+		echo 'source ~/.kubectl-rollplan-completion.bash' >> ~/.bashrc
+
+		# zsh (the directory must be on $fpath before compinit runs)
+		kubectl rollplan completion zsh > "${fpath[1]}/_kubectl-rollplan"
+
+		# fish
+		kubectl rollplan completion fish > ~/.config/fish/completions/kubectl-rollplan.fish
+
+		# PowerShell
+		kubectl rollplan completion powershell | Out-String | Invoke-Expression`)
+)
+
+// NewCmdCompletion returns "kubectl rollplan completion SHELL": cobra's completion code for
+// bash (v2, with descriptions), zsh, fish and powershell, for the root command.
+func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
+	shells := []string{"bash", "zsh", "fish", "powershell"}
+	return &cobra.Command{
+		Use:                   "completion SHELL",
+		DisableFlagsInUseLine: true,
+		Short:                 "Output shell completion code for the specified shell (bash, zsh, fish, or powershell)",
+		Long:                  completionLong,
+		Example:               completionExample,
+		ValidArgs:             shells,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return cmdutil.UsageErrorf(cmd, "shell not specified: use one of %s", strings.Join(shells, ", "))
+			case len(args) > 1:
+				return cmdutil.UsageErrorf(cmd, "too many arguments: expected only the shell, one of %s", strings.Join(shells, ", "))
+			case !slices.Contains(shells, args[0]):
+				return cmdutil.UsageErrorf(cmd, "unsupported shell %q: use one of %s", args[0], strings.Join(shells, ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root := cmd.Root()
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(streams.Out, true)
+			case "zsh":
+				return root.GenZshCompletion(streams.Out)
+			case "fish":
+				return root.GenFishCompletion(streams.Out, true)
+			default:
+				return root.GenPowerShellCompletionWithDesc(streams.Out)
+			}
+		},
+	}
+}
+
+// RegisterGlobalFlagCompletions completes the values of kubectl's connection flags on root, as
+// kubectl does (registerCompletionFuncForGlobalFlags, k8s.io/kubectl pkg/cmd/cmd.go): -n with
+// the cluster's namespaces, --context, --cluster and --user with the kubeconfig's entries. Flags
+// root does not have, or that have a completion function already, are left alone.
+func RegisterGlobalFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
+	kubeconfig := func(entries func(clientcmdapi.Config) []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			cfg, err := f.ToRawKubeConfigLoader().RawConfig()
+			if err != nil {
+				cobra.CompDebugln("rollplan: read kubeconfig: "+err.Error(), true)
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return withPrefix(entries(cfg), toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	fns := []struct {
+		flag string
+		fn   func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)
+	}{
+		{"namespace", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			client, err := f.KubernetesClientSet()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+			defer cancel()
+			list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				cobra.CompDebugln("rollplan: list namespaces: "+err.Error(), true)
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, ns := range list.Items {
+				names = append(names, ns.Name)
+			}
+			return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
+		}},
+		{"context", kubeconfig(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.Contexts)) })},
+		{"cluster", kubeconfig(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.Clusters)) })},
+		{"user", kubeconfig(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.AuthInfos)) })},
+	}
+	for _, x := range fns {
+		if root.PersistentFlags().Lookup(x.flag) == nil {
+			continue
+		}
+		if _, exists := root.GetFlagCompletionFunc(x.flag); exists {
+			continue
+		}
+		_ = root.RegisterFlagCompletionFunc(x.flag, x.fn)
+	}
+}
+
+// withPrefix returns the sorted names that start with prefix.
+func withPrefix(names []string, prefix string) []string {
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// deploymentArgUse is how a command's Use line names a Deployment as its first argument; every
+// rollplan command that takes one says it this way.
+const deploymentArgUse = "(deploy/NAME | NAME)"
+
+// AttachCompletions wires dynamic completion into the command tree under root: the connection
+// flags (RegisterGlobalFlagCompletions); for every command whose Use line takes
+// "(deploy/NAME | NAME)", Deployment names for the argument (DeploymentNameCompletion) and
+// revisions for its --to-revision and --revision flags (RevisionCompletion). A command or flag
+// that already has a completion function keeps it. Call it once, after adding the commands.
+func AttachCompletions(root *cobra.Command, f cmdutil.Factory) {
+	RegisterGlobalFlagCompletions(root, f)
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if strings.Contains(c.Use, deploymentArgUse) {
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = DeploymentNameCompletion(f)
+			}
+			for _, flag := range []string{"to-revision", "revision"} {
+				if c.Flags().Lookup(flag) == nil {
+					continue
+				}
+				if _, exists := c.GetFlagCompletionFunc(flag); !exists {
+					_ = c.RegisterFlagCompletionFunc(flag, RevisionCompletion(f))
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// deploymentPrefixes are the resource forms kubectl accepts before "/NAME" for a Deployment.
+var deploymentPrefixes = []string{
+	"deploy", "deployment", "deployments",
+	"deploy.apps", "deployment.apps", "deployments.apps",
+}
+
+// SplitDeploymentArg splits a "deploy/NAME" (deployment/, deployments/, with or without
+// ".apps") or plain "NAME" argument into the typed prefix ("" for a plain name) and the name.
+// ok is false for another resource type ("pod/x").
+func SplitDeploymentArg(arg string) (prefix, name string, ok bool) {
+	p, n, found := strings.Cut(arg, "/")
+	if !found {
+		return "", arg, true
+	}
+	if !slices.Contains(deploymentPrefixes, strings.ToLower(p)) {
+		return "", "", false
+	}
+	return p, n, true
+}
+
+// DeploymentNameCompletion returns a ValidArgsFunction for a command whose first argument is a
+// Deployment (NAME or deploy/NAME): it completes the names of the Deployments in the namespace
+// the command line selects (f resolves -n, --context, --kubeconfig ...), keeping a typed
+// "deploy/" prefix. Later arguments, and every error (no cluster, forbidden), complete nothing;
+// file completion is always off.
+//
+//	cmd.ValidArgsFunction = DeploymentNameCompletion(f)
+func DeploymentNameCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		client, ns, err := completionClient(f)
+		if err != nil {
+			cobra.CompDebugln("rollplan: "+err.Error(), true)
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+		defer cancel()
+		comps, err := CompleteDeploymentNames(ctx, client, ns, toComplete)
+		if err != nil {
+			cobra.CompDebugln("rollplan: "+err.Error(), true)
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// RevisionCompletion returns a flag completion function for --to-revision and --revision: the
+// revisions of the Deployment named by the command's first argument, read from the
+// deployment.kubernetes.io/revision annotations of the ReplicaSets it owns, newest first, each
+// described by its images ("3<TAB>nginx:1.27 (current)"). Without a Deployment argument, and on
+// any error, it completes nothing.
+//
+//	cmd.RegisterFlagCompletionFunc("to-revision", RevisionCompletion(f))
+func RevisionCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		_, name, ok := SplitDeploymentArg(args[0])
+		if !ok || name == "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		client, ns, err := completionClient(f)
+		if err != nil {
+			cobra.CompDebugln("rollplan: "+err.Error(), true)
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+		defer cancel()
+		comps, err := CompleteRevisions(ctx, client, ns, name, toComplete)
+		if err != nil {
+			cobra.CompDebugln("rollplan: "+err.Error(), true)
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}
+
+func completionClient(f cmdutil.Factory) (kubernetes.Interface, string, error) {
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return nil, "", fmt.Errorf("resolve namespace: %w", err)
+	}
+	client, err := f.KubernetesClientSet()
+	if err != nil {
+		return nil, "", fmt.Errorf("build client: %w", err)
+	}
+	return client, ns, nil
+}
+
+// CompleteDeploymentNames lists the Deployments of namespace ns (one LIST) and returns those
+// whose name starts with the name part of toComplete, sorted, with toComplete's "deploy/"
+// prefix (if any) put back. A toComplete with another resource prefix ("pod/") gives nothing.
+func CompleteDeploymentNames(ctx context.Context, client kubernetes.Interface, ns, toComplete string) ([]string, error) {
+	prefix, partial, ok := SplitDeploymentArg(toComplete)
+	if !ok {
+		return nil, nil
+	}
+	list, err := client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list deployments in namespace %s: %w", ns, err)
+	}
+	var out []string
+	for _, d := range list.Items {
+		if !strings.HasPrefix(d.Name, partial) {
+			continue
+		}
+		if prefix != "" {
+			out = append(out, prefix+"/"+d.Name)
+		} else {
+			out = append(out, d.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// CompleteRevisions returns the revisions of Deployment ns/name that start with toComplete,
+// newest first, as "REVISION<TAB>IMAGES", "(current)" marking the revision of the Deployment's
+// own revision annotation. The ReplicaSets are those the Deployment's selector matches and whose
+// controller owner reference is the Deployment, as the controller finds them (one GET, one
+// LIST). ReplicaSets without a numeric revision annotation are skipped.
+func CompleteRevisions(ctx context.Context, client kubernetes.Interface, ns, name, toComplete string) ([]string, error) {
+	d, err := client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get deployment %s/%s: %w", ns, name, err)
+	}
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s/%s has an invalid selector: %w", ns, name, err)
+	}
+	list, err := client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+	if err != nil {
+		return nil, fmt.Errorf("list replicasets of deployment %s/%s: %w", ns, name, err)
+	}
+	type rev struct {
+		n      int64
+		images string
+	}
+	var revs []rev
+	for i := range list.Items {
+		rs := &list.Items[i]
+		if owner := metav1.GetControllerOf(rs); owner == nil || owner.UID != d.UID {
+			continue
+		}
+		n, err := strconv.ParseInt(rs.Annotations[deploymentutil.RevisionAnnotation], 10, 64)
+		if err != nil || n <= 0 {
+			continue
+		}
+		var images []string
+		for _, c := range rs.Spec.Template.Spec.Containers {
+			images = append(images, c.Image)
+		}
+		revs = append(revs, rev{n: n, images: strings.Join(images, ",")})
+	}
+	slices.SortFunc(revs, func(a, b rev) int { return cmp.Compare(b.n, a.n) })
+	current := d.Annotations[deploymentutil.RevisionAnnotation]
+	var out []string
+	for _, r := range revs {
+		s := strconv.FormatInt(r.n, 10)
+		if !strings.HasPrefix(s, toComplete) {
+			continue
+		}
+		desc := r.images
+		if s == current {
+			desc += " (current)"
+		}
+		out = append(out, s+"\t"+desc)
+	}
+	return out, nil
+}
