@@ -73,7 +73,7 @@ func TestCompletionNeedsOneKnownShell(t *testing.T) {
 func deployment(ns, name string, uid types.UID, revision string) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: uid, Annotations: map[string]string{"deployment.kubernetes.io/revision": revision}},
-		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}},
+		Spec:       appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}},
 	}
 }
 
