@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
@@ -189,5 +190,24 @@ func TestActionBadInput(t *testing.T) {
 			t.Errorf("exit %d %q", code, msg)
 		}
 	})
-	_ = ptr.To[int32]
+}
+
+func TestActionJSON(t *testing.T) {
+	d, rss := midRollout()
+	o, c, out := newActionTest(t, rollout.VerbPause, d, rss)
+	errOut := &strings.Builder{}
+	o.ErrOut = errOut
+	o.Output.Output = "json"
+	o.DryRun = cmdutil.DryRunNone
+	mustRun(t, o.Run)
+	var p printer.RolloutPlan
+	if err := json.Unmarshal([]byte(out.String()), &p); err != nil {
+		t.Fatalf("stdout is not a RolloutPlan: %v\n%s", err, out)
+	}
+	if p.Kind != "RolloutPlan" || len(p.Steps) != 1 || p.Steps[0].From != 10 || p.Steps[0].To != 11 || !p.Deployment.Paused {
+		t.Errorf("plan: %+v", p)
+	}
+	if errOut.String() != "deployment.apps/web paused\n" || len(writes(c)) != 1 {
+		t.Errorf("stderr %q, writes %v", errOut, writes(c))
+	}
 }

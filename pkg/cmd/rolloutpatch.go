@@ -87,6 +87,9 @@ type ActionOptions struct {
 	Readiness    string
 	MaxSteps     int
 	DryRun       cmdutil.DryRunStrategy
+	// Output prints the plan that follows as a RolloutPlan (json, yaml, ...) instead of the
+	// human preview; kubectl's result line then goes to stderr.
+	Output *printer.OutputFlags
 
 	Namespace string
 	Name      string
@@ -104,6 +107,7 @@ func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *Ac
 		FieldManager: DefaultFieldManager,
 		Readiness:    string(planner.ReadinessBatched),
 		MaxSteps:     40,
+		Output:       printer.NewOutputFlags(),
 		Now:          time.Now,
 		IOStreams:    streams,
 	}
@@ -112,7 +116,7 @@ func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *Ac
 // newActionCommand builds the cobra command of a pause, resume or restart.
 func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example string) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   string(o.Verb) + " (deploy/NAME | NAME) [--dry-run=none|client|server]",
+		Use:                   string(o.Verb) + " (deploy/NAME | NAME) [--dry-run=none|client|server] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
 		Short:                 short,
 		Long:                  long,
@@ -133,6 +137,7 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 		cmd.Flags().StringVar(&o.Readiness, "readiness", o.Readiness, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync) or never.")
 	}
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
+	o.Output.AddFlags(cmd)
 	return cmd
 }
 
@@ -159,6 +164,11 @@ func (o *ActionOptions) Validate() error {
 	}
 	if o.FieldManager == "" {
 		return fmt.Errorf("--field-manager must not be empty")
+	}
+	if !o.Output.Human() {
+		if _, err := o.Output.ToPrinter(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -191,16 +201,28 @@ func (o *ActionOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := printer.PrintAction(o.Out, a, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
-		return err
+	result := o.Out
+	if o.Output.Human() {
+		if err := printer.PrintAction(o.Out, a, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+			return err
+		}
+		fmt.Fprintln(o.Out)
+	} else {
+		p, err := o.Output.ToPrinter()
+		if err != nil {
+			return err
+		}
+		if err := p.PrintObj(printer.NewRolloutPlan(a.Plan, nil), o.Out); err != nil {
+			return err
+		}
+		result = o.ErrOut
 	}
-	fmt.Fprintln(o.Out)
 	if o.DryRun == cmdutil.DryRunNone {
 		if _, err := sendPatch(ctx, client, state.Deployment, a.Patch, false, o.FieldManager); err != nil {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(o.Out, "deployment.apps/%s %s%s\n", o.Name, o.Verb.Past(), dryRunSuffix(o.DryRun))
+	_, err = fmt.Fprintf(result, "deployment.apps/%s %s%s\n", o.Name, o.Verb.Past(), dryRunSuffix(o.DryRun))
 	return err
 }
 
