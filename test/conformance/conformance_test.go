@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +131,12 @@ func plannerOutcome(p *planner.Plan) outcome {
 // check runs sc through the controller and the planner and returns their differences
 // (-controller +planner), or "" when they agree.
 func check(sc *scenario) (string, error) {
+	_, diff, err := checkOutcome(sc)
+	return diff, err
+}
+
+// checkOutcome is check that also returns the controller's outcome.
+func checkOutcome(sc *scenario) (outcome, string, error) {
 	run := deployment.Scenario{Deployment: sc.Deployment, ReplicaSets: sc.ReplicaSets, Readiness: string(sc.Readiness)}
 	in := planner.Input{Deployment: sc.Deployment, ReplicaSets: sc.ReplicaSets, Readiness: sc.Readiness}
 	if sc.Now != nil {
@@ -137,13 +144,14 @@ func check(sc *scenario) (string, error) {
 	}
 	res, err := deployment.Run(context.Background(), run)
 	if err != nil {
-		return "", fmt.Errorf("controller: %w", err)
+		return outcome{}, "", fmt.Errorf("controller: %w", err)
 	}
+	want := controllerOutcome(sc.Deployment, res)
 	plan, err := planner.Simulate(in)
 	if err != nil {
-		return "", fmt.Errorf("planner: %w", err)
+		return want, "", fmt.Errorf("planner: %w", err)
 	}
-	return cmp.Diff(controllerOutcome(sc.Deployment, res), plannerOutcome(plan)), nil
+	return want, cmp.Diff(want, plannerOutcome(plan)), nil
 }
 
 // report fails t with the differences and the scenario as replayable YAML.
@@ -186,6 +194,9 @@ func TestConformance(t *testing.T) {
 	start := time.Now()
 	r := rand.New(rand.NewSource(*flagSeed))
 	runs, failed := 0, 0
+	// Coverage of the runs: outcomes, and runs with a create, a delete, steps in all.
+	outcomes := map[planner.Outcome]int{}
+	creates, deletes, steps := 0, 0, 0
 	for i := 0; i < *flagN && failed < *flagMaxFail; i++ {
 		f := generate(r)
 		var now *metav1.Time
@@ -201,14 +212,24 @@ func TestConformance(t *testing.T) {
 				ReplicaSets: f.rss,
 			}
 			runs++
-			if diff, err := check(sc); diff != "" || err != nil {
+			want, diff, err := checkOutcome(sc)
+			if diff != "" || err != nil {
 				failed++
 				report(t, sc, diff, err)
 				break
 			}
+			outcomes[want.Outcome]++
+			steps += len(want.Steps)
+			if slices.ContainsFunc(want.Steps, func(s step) bool { return s.Create }) {
+				creates++
+			}
+			if len(want.Cleanup) > 0 {
+				deletes++
+			}
 		}
 	}
 	t.Logf("seed %d: %d start states, %d runs (controller and planner), %d failed, in %s", *flagSeed, *flagN, runs, failed, time.Since(start).Round(time.Millisecond))
+	t.Logf("coverage: outcomes %v; %d runs create the new ReplicaSet, %d delete old ones, %d replica writes in all", outcomes, creates, deletes, steps)
 	if *flagN < 2000 && !testing.Short() {
 		t.Logf("note: -conformance.n=%d is below the 2000 the default run covers", *flagN)
 	}
