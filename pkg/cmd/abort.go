@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+)
+
+// AbortOptions holds the flags of "kubectl rollplan abort".
+type AbortOptions struct {
+	Yes             bool
+	Interval        time.Duration
+	ProgressTimeout time.Duration
+	LeaseDuration   time.Duration
+	Force           bool
+	DryRun          bool
+
+	Namespace, Name string
+	Client          func() (kubernetes.Interface, error)
+	Now             func() time.Time
+	Terminal        func() bool
+	genericiooptions.IOStreams
+}
+
+// NewCmdAbort returns "kubectl rollplan abort".
+func NewCmdAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	d := NewDriveOptions(streams)
+	o := &AbortOptions{LeaseDuration: d.LeaseDuration, Now: time.Now, Terminal: d.Terminal, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:                   "abort (deploy/NAME | NAME) [--yes]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Walk a Deployment held by drive back to its previous ReplicaSet, and hand it back",
+		Long: templates.LongDesc(`
+			Walk a Deployment that drive holds back to the ReplicaSet it ran before the drive,
+			step by step with the same bounds (previous pods up first, wait until available,
+			then the new pods down), and hand it back to the controller with the previous
+			template and the original strategy restored. No pod of the previous version is
+			removed that was not replaced first. The previous ReplicaSet becomes the newest
+			revision, as after kubectl rollout undo.`),
+		Example: templates.Examples(`
+			kubectl rollplan abort deploy/web
+			kubectl rollplan abort web --yes`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := cluster.ResolveArgs(args)
+			if err != nil {
+				return err
+			}
+			o.Name = name
+			if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+				return err
+			}
+			o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&o.Yes, "yes", "y", false, "Do not ask before each step.")
+	fl.DurationVar(&o.Interval, "interval", 0, "Bake time between two steps.")
+	fl.DurationVar(&o.ProgressTimeout, "progress-timeout", 0, "How long a step may wait for its pods before abort holds and reports them (default: progressDeadlineSeconds).")
+	fl.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "How long the lease lasts without renewal.")
+	fl.BoolVar(&o.Force, "force", false, "Take the lease of a driver that holds it (it then stops).")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "Print the walk-back plan and change nothing.")
+	return cmd
+}
+
+// Run prints the walk-back plan and executes it.
+func (o *AbortOptions) Run(ctx context.Context) error {
+	if o.LeaseDuration < 3*time.Second {
+		return fmt.Errorf("--lease-duration=%s: must be 3s or more", o.LeaseDuration)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cs, err := o.Client()
+	if err != nil {
+		return err
+	}
+	live := o.Terminal()
+	opts := drive.Options{
+		Client: cs, Namespace: o.Namespace, Name: o.Name, Abort: true, Force: o.Force,
+		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
+		Progress: o.ErrOut, Live: live, Now: o.Now,
+	}
+	if !o.Yes && !o.DryRun {
+		if !live {
+			return errors.New("standard input is not a terminal, so abort cannot ask before each step: pass --yes")
+		}
+		opts.Confirm = promptStep(o.In, o.ErrOut)
+	}
+	d := drive.New(opts)
+	p, err := d.Prepare(ctx)
+	if err != nil {
+		return err
+	}
+	s := p.Snapshot.State
+	fmt.Fprintf(o.Out, "abort walks deployment %s/%s back from %s to %s in %d steps (at most %d pods, at least %d available), then hands it back with the previous template\n",
+		o.Namespace, o.Name, s.NewReplicaSet, s.PreviousReplicaSet, len(p.Steps), p.Bounds.MaxPods(), p.Bounds.MinAvailable())
+	if err := drive.PrintPlan(o.Out, p.Bounds, p.Steps, p.Done); err != nil {
+		return err
+	}
+	if o.DryRun {
+		fmt.Fprintln(o.Out, "(dry run: nothing changed)")
+		return nil
+	}
+	res, err := d.Run(ctx, p)
+	if err != nil {
+		return err
+	}
+	return (&DriveOptions{Namespace: o.Namespace, Name: o.Name, IOStreams: o.IOStreams}).report(res)
+}

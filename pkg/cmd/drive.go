@@ -1,0 +1,449 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/kubectl/pkg/util/term"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+)
+
+var (
+	driveLong = templates.LongDesc(`
+		Walk a Deployment's rollout step by step from the client, with the Deployment
+		controller still running: new pods up first, wait until they are available, then old
+		pods down, never above replicas+maxSurge pods (one more when maxSurge is 0) and never
+		below replicas-maxUnavailable available pods.
+
+		drive takes the rollout over in one guarded write (spec.paused true, strategy
+		Recreate, the new template, its state in the annotation rollplan.dev/drive), creates
+		the new ReplicaSet and scales ReplicaSets with guarded patches, and hands the
+		Deployment back to the controller at the end in one guarded write, complete, with its
+		original strategy. The state lives in the cluster: run drive again, from any machine,
+		to continue a held Deployment. On a terminal it asks before each step (continue, hold,
+		abort); --yes does not ask.
+
+		Exit codes: 0 handed back complete (or nothing done), 1 error (an edit by someone
+		else stops the drive and leaves the Deployment held), 4 held (--steps, --until-step,
+		a hold answer, a step that timed out).`)
+
+	driveExample = templates.Examples(`
+		# Roll out a new image, confirming every step
+		kubectl rollplan drive deploy/web --image web=nginx:1.19
+
+		# The plan, and where it differs from the controller's, without changing anything
+		kubectl rollplan drive deploy/web --image web=nginx:1.19 --dry-run
+
+		# Unattended, 2 minutes of bake time between steps, then hold after step 2
+		kubectl rollplan drive deploy/web -f web.yaml --yes --interval 2m --until-step 2
+
+		# Continue a held Deployment (from any machine), one step at a time
+		kubectl rollplan drive deploy/web --steps 1
+
+		# Who holds it, at which step, with what counts
+		kubectl rollplan drive status deploy/web`)
+)
+
+// DriveOptions holds the flags and dependencies of "kubectl rollplan drive".
+type DriveOptions struct {
+	Change          ChangeFlags
+	Yes             bool
+	Interval        time.Duration
+	Steps           int
+	UntilStep       int
+	ProgressTimeout time.Duration
+	LeaseDuration   time.Duration
+	Adopt           bool
+	Force           bool
+	DryRun          string
+
+	Namespace string
+	Name      string
+	// Client returns the clientset; Now is the clock; Terminal says whether stdin and
+	// stderr are a terminal (prompts and the live progress line).
+	Client   func() (kubernetes.Interface, error)
+	Now      func() time.Time
+	Terminal func() bool
+
+	genericiooptions.IOStreams
+}
+
+// NewDriveOptions returns DriveOptions with defaults.
+func NewDriveOptions(streams genericiooptions.IOStreams) *DriveOptions {
+	return &DriveOptions{
+		DryRun:        "none",
+		LeaseDuration: 30 * time.Second,
+		Now:           time.Now,
+		IOStreams:     streams,
+		Terminal: func() bool {
+			t := term.TTY{In: streams.In, Out: streams.ErrOut}
+			return t.IsTerminalIn() && t.IsTerminalOut()
+		},
+	}
+}
+
+// NewCmdDrive returns "kubectl rollplan drive" with its "status" subcommand.
+func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewDriveOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "drive (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--yes] [--steps N | --until-step K]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Walk a Deployment's rollout step by step from the client",
+		Long:                  driveLong,
+		Example:               driveExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Change.AddFlags(cmd)
+	fl := cmd.Flags()
+	fl.BoolVarP(&o.Yes, "yes", "y", false, "Do not ask before each step.")
+	fl.DurationVar(&o.Interval, "interval", 0, "Bake time between two steps (for example 2m).")
+	fl.IntVar(&o.Steps, "steps", 0, "Make this many steps, then hold the rollout (exit code 4).")
+	fl.IntVar(&o.UntilStep, "until-step", 0, "Hold the rollout once step K is done (exit code 4).")
+	fl.DurationVar(&o.ProgressTimeout, "progress-timeout", 0, "How long a step may wait for its pods before drive holds and reports them (default: the Deployment's progressDeadlineSeconds).")
+	fl.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "How long the lease in the Deployment's annotation lasts without renewal; another driver may take over after it (renewed every third of it).")
+	fl.BoolVar(&o.Adopt, "adopt", false, "Take over a rollout in flight that drive did not start.")
+	fl.BoolVar(&o.Force, "force", false, "Take the lease of a driver that holds it (use when that driver is gone).")
+	fl.StringVar(&o.DryRun, "dry-run", o.DryRun, `"client": print the plan, and where it differs from the controller's, and change nothing; "server": also send the takeover write with dryRun=All.`)
+	fl.Lookup("dry-run").NoOptDefVal = "client"
+	cmd.AddCommand(NewCmdDriveStatus(f, streams))
+	return cmd
+}
+
+// Complete resolves the namespace, the Deployment's name and the client.
+func (o *DriveOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	name, err := cluster.ResolveArgs(args)
+	if err != nil {
+		return err
+	}
+	o.Name = name
+	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+		return err
+	}
+	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+	return nil
+}
+
+// Validate checks the flags alone.
+func (o *DriveOptions) Validate() error {
+	switch {
+	case o.DryRun != "none" && o.DryRun != "client" && o.DryRun != "server":
+		return fmt.Errorf(`--dry-run=%s: use "none", "client" or "server"`, o.DryRun)
+	case o.Steps < 0:
+		return fmt.Errorf("--steps=%d: must be 1 or more", o.Steps)
+	case o.UntilStep < 0:
+		return fmt.Errorf("--until-step=%d: must be 1 or more", o.UntilStep)
+	case o.Steps > 0 && o.UntilStep > 0:
+		return errors.New("--steps and --until-step: give one of them")
+	case o.Interval < 0 || o.ProgressTimeout < 0:
+		return errors.New("--interval and --progress-timeout must not be negative")
+	case o.LeaseDuration < 3*time.Second:
+		return fmt.Errorf("--lease-duration=%s: must be 3s or more", o.LeaseDuration)
+	}
+	return o.Change.Validate()
+}
+
+// Run prepares the drive, prints its plan, and (unless dry-run) executes it.
+func (o *DriveOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cs, err := o.Client()
+	if err != nil {
+		return err
+	}
+	st, err := cluster.LoadLive(ctx, cs, o.Namespace, o.Name)
+	if err != nil {
+		return err
+	}
+	var desired *appsv1.Deployment
+	if o.Change.Any() {
+		var warnings []string
+		desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.In, o.Now())
+		if err != nil && drive.IsHeld(st.Deployment) {
+			return fmt.Errorf("deployment %s/%s is held by drive for a change already, and this change cannot be compared with it (%v): run `kubectl rollplan drive deploy/%s` without change flags to continue it", o.Namespace, o.Name, err, o.Name)
+		}
+		if err != nil {
+			return err
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		}
+	}
+	live := o.Terminal()
+	opts := drive.Options{
+		Client: cs, Namespace: o.Namespace, Name: o.Name, Desired: desired,
+		Adopt: o.Adopt, Force: o.Force, Steps: o.Steps, UntilStep: o.UntilStep,
+		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
+		Progress: o.ErrOut, Live: live, Now: o.Now,
+	}
+	if !o.Yes && o.DryRun == "none" {
+		if !live {
+			return errors.New("standard input is not a terminal, so drive cannot ask before each step: pass --yes to drive without asking (--steps or --until-step still hold where you say)")
+		}
+		opts.Confirm = promptStep(o.In, o.ErrOut)
+	}
+	d := drive.New(opts)
+	prep, err := d.Prepare(ctx)
+	var nothing *drive.NothingToDoError
+	if errors.As(err, &nothing) {
+		fmt.Fprintln(o.Out, nothing.Msg)
+		if o.DryRun == "none" {
+			if err := drive.TidyLeftovers(ctx, cs, o.Namespace, o.Name); err != nil {
+				fmt.Fprintf(o.ErrOut, "warning: %v\n", err)
+			}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := o.printPrepared(ctx, cs, prep); err != nil {
+		return err
+	}
+	if o.DryRun != "none" {
+		return o.dryRun(ctx, cs, prep)
+	}
+	res, err := d.Run(ctx, prep)
+	if err != nil {
+		return err
+	}
+	return o.report(res)
+}
+
+func (o *DriveOptions) printPrepared(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
+	for _, w := range p.Warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
+	if ok, err := drive.GuardInstalled(ctx, cs); err != nil {
+		fmt.Fprintf(o.ErrOut, "warning: cannot tell whether the guard is installed (%v)\n", err)
+	} else if !ok {
+		fmt.Fprintf(o.ErrOut, "warning: the guard is not installed: unpausing a held Deployment (kubectl rollout resume) would make the controller scale every old ReplicaSet to 0 at once; `kubectl rollplan guard install` refuses that edit\n")
+	}
+	b := p.Bounds
+	if tk := p.Takeover; tk != nil {
+		verb := "rolls out"
+		if tk.Adopted {
+			verb = "adopts the rollout in flight to"
+		}
+		fmt.Fprintf(o.Out, "drive %s %s/%s: new ReplicaSet %s (revision %d), %d replicas, at most %d pods, at least %d available (%s)\n",
+			verb, o.Namespace, o.Name, tk.NewName, tk.Revision, b.Replicas, b.MaxPods(), b.MinAvailable(), strategyWords(tk.Desired.Spec.Strategy))
+	} else {
+		s := p.Snapshot.State
+		fmt.Fprintf(o.Out, "deployment %s/%s is held by drive (plan %s, %s, step %d of %d): %s left, %d replicas, at most %d pods, at least %d available\n",
+			o.Namespace, o.Name, s.PlanID, strings.ToLower(string(s.Phase)), p.Done, p.Done+len(p.Steps), plural(len(p.Steps), "step"), b.Replicas, b.MaxPods(), b.MinAvailable())
+	}
+	if err := drive.PrintPlan(o.Out, b, p.Steps, p.Done); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Out, "then: hand back to the controller (original strategy and paused value restored)")
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func strategyWords(s appsv1.DeploymentStrategy) string {
+	if s.RollingUpdate == nil {
+		return string(s.Type)
+	}
+	return fmt.Sprintf("RollingUpdate maxSurge %s, maxUnavailable %s", s.RollingUpdate.MaxSurge.String(), s.RollingUpdate.MaxUnavailable.String())
+}
+
+func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
+	if p.Takeover == nil {
+		fmt.Fprintln(o.Out, "(dry run: the Deployment is held already; nothing changed)")
+		return nil
+	}
+	fmt.Fprintln(o.Out)
+	c, err := drive.Compare(p.Takeover)
+	if err != nil {
+		return err
+	}
+	if err := drive.PrintComparison(o.Out, c); err != nil {
+		return err
+	}
+	if o.DryRun == "server" {
+		if err := drive.DryRunTakeover(ctx, cs, p.Takeover); err != nil {
+			return err
+		}
+		fmt.Fprintln(o.Out, "\nserver dry run: the API server accepts the takeover write")
+	}
+	fmt.Fprintln(o.Out, "(dry run: nothing changed)")
+	return nil
+}
+
+func (o *DriveOptions) report(res *drive.Result) error {
+	switch res.Outcome {
+	case drive.OutcomeComplete:
+		fmt.Fprintf(o.Out, "deployment %s/%s rolled out: revision %d, %s in %s, handed back to the controller\n", o.Namespace, o.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
+	case drive.OutcomeAborted:
+		fmt.Fprintf(o.Out, "deployment %s/%s walked back: revision %d, %s in %s, handed back to the controller\n", o.Namespace, o.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
+	case drive.OutcomeHeld:
+		fmt.Fprintf(o.Out, "deployment %s/%s held at step %d of %d: %s\n", o.Namespace, o.Name, res.Step, res.Steps, res.Reason)
+		return NewExitError(ExitHeld, "")
+	case drive.OutcomeNotStarted:
+	}
+	return nil
+}
+
+// promptStep asks on w and reads the answer from r: c(ontinue), h(old) or a(bort). End of
+// input holds.
+func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) (drive.Answer, error) {
+	in := bufio.NewReader(r)
+	return func(ctx context.Context, s drive.StepInfo) (drive.Answer, error) {
+		verb := "step"
+		if s.Phase == drive.PhaseAbort {
+			verb = "abort step"
+		}
+		for {
+			fmt.Fprintf(w, "%s %d/%d: %s\n  [c]ontinue, [h]old, [a]bort? ", verb, s.Number, s.Of, drive.DescribeStep(s.Step))
+			line, err := in.ReadString('\n')
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "c", "continue", "y", "yes":
+				return drive.AnswerContinue, nil
+			case "h", "hold":
+				return drive.AnswerHold, nil
+			case "a", "abort":
+				return drive.AnswerAbort, nil
+			}
+			if err != nil {
+				fmt.Fprintln(w)
+				return drive.AnswerHold, nil
+			}
+		}
+	}
+}
+
+// ServerDesired applies the change flags to the live Deployment of st and returns the
+// Deployment the API server would store (a server-side dry run; client-side defaults when
+// the dry run is forbidden, with a warning), status kept from the live one.
+func (c *ChangeFlags) ServerDesired(ctx context.Context, cs kubernetes.Interface, st *cluster.State, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
+	desired, warnings, err := c.Apply(st.Deployment, st.Owned(), in, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := change.Validate(desired); err != nil {
+		return nil, nil, err
+	}
+	server, err := change.DryRunUpdate(ctx, cs, desired)
+	switch {
+	case errors.Is(err, change.ErrDryRunForbidden):
+		warnings = append(warnings, "no permission for a server-side dry run ('update' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ")
+		return change.ApplyDefaults(desired), warnings, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	server.Status = st.Deployment.Status
+	return server, warnings, nil
+}
+
+// DriveStatusOptions holds the flags of "kubectl rollplan drive status".
+type DriveStatusOptions struct {
+	Output    string
+	Namespace string
+	Name      string
+	Client    func() (kubernetes.Interface, error)
+	Now       func() time.Time
+	genericiooptions.IOStreams
+}
+
+// NewCmdDriveStatus returns "kubectl rollplan drive status".
+func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &DriveStatusOptions{Now: time.Now, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:                   "status (deploy/NAME | NAME) [-o json|yaml]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts",
+		Example: templates.Examples(`
+			kubectl rollplan drive status deploy/web
+			kubectl rollplan drive status web -o json`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := cluster.ResolveArgs(args)
+			if err != nil {
+				return err
+			}
+			o.Name = name
+			if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+				return err
+			}
+			o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: human-readable).")
+	return cmd
+}
+
+// Run reads the Deployment and prints its drive status.
+func (o *DriveStatusOptions) Run(ctx context.Context) error {
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
+		return fmt.Errorf("--output=%s: use json or yaml", o.Output)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cs, err := o.Client()
+	if err != nil {
+		return err
+	}
+	st, err := cluster.LoadLive(ctx, cs, o.Namespace, o.Name)
+	if err != nil {
+		return err
+	}
+	snap, err := drive.NewSnapshot(st)
+	if err != nil {
+		return err
+	}
+	now := o.Now()
+	r := drive.Status(snap, now)
+	switch o.Output {
+	case "json":
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(o.Out, "%s\n", b)
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = o.Out.Write(b)
+		return err
+	}
+	return drive.PrintStatus(o.Out, r, now)
+}

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+)
+
+// NewCmdGuard returns "kubectl rollplan guard install|uninstall|print".
+func NewCmdGuard(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "guard (install | uninstall | print)",
+		Short: "Install the admission policy that keeps a held Deployment from being unpaused",
+		Long: templates.LongDesc(`
+			While drive holds a Deployment it is paused with strategy Recreate. Unpausing it then
+			(kubectl rollout resume, an edit) makes the controller scale every old ReplicaSet to
+			0 at once. The guard is a ValidatingAdmissionPolicy and its binding
+			(admissionregistration.k8s.io/v1, Kubernetes 1.30 or later) named ` + drive.GuardName + ` that
+			refuses that edit; the hand-back (kubectl rollplan resume, or the end of a drive)
+			restores the strategy in the same write and passes.`),
+		Example: templates.Examples(`
+			kubectl rollplan guard install
+			kubectl rollplan guard print | kubectl apply -f -`),
+	}
+	client := func(cmd *cobra.Command) (context.Context, error) {
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		return ctx, nil
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "install",
+		Short: "Create (or update) the guard policy and binding",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, _ := client(cmd)
+			cs, err := f.KubernetesClientSet()
+			if err != nil {
+				return err
+			}
+			if err := drive.InstallGuard(ctx, cs); err != nil {
+				return err
+			}
+			fmt.Fprintf(streams.Out, "validatingadmissionpolicy.admissionregistration.k8s.io/%s and its binding installed\n", drive.GuardName)
+			return nil
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "uninstall",
+		Short: "Delete the guard policy and binding",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, _ := client(cmd)
+			cs, err := f.KubernetesClientSet()
+			if err != nil {
+				return err
+			}
+			if err := drive.UninstallGuard(ctx, cs); err != nil {
+				return err
+			}
+			fmt.Fprintf(streams.Out, "validatingadmissionpolicy.admissionregistration.k8s.io/%s and its binding deleted\n", drive.GuardName)
+			return nil
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "print",
+		Short: "Print the guard policy and binding as YAML (for kubectl apply -f -)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			b, err := drive.GuardYAML()
+			if err != nil {
+				return err
+			}
+			_, err = streams.Out.Write(b)
+			return err
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,138 @@
+package drive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// check compares a fresh read with what the driver holds: the hold itself, the spec fields
+// drive owns while it holds (paused, strategy, template), spec.replicas (a change is
+// followed: re-plan), and every ReplicaSet's replicas (a change by someone else stops the
+// drive). It never overwrites what it finds.
+func (d *Driver) check(ctx context.Context, snap *Snapshot) error {
+	d.mu.Lock()
+	mine := d.state
+	d.mu.Unlock()
+	s := snap.State
+	if s == nil || s.PlanID != mine.PlanID || (s.Holder != "" && s.Holder != d.identity) {
+		return &StoppedError{Lost: true, Msg: fmt.Sprintf("%s: %v: %s; this driver stopped without writing", d.ref(), errLostHold, describeHolder(s))}
+	}
+	dep := snap.Deployment
+	d.mu.Lock()
+	d.dep = dep // the freshest read: writes predict the generation from it
+	d.mu.Unlock()
+	if edits := specEdits(dep, snap, s); len(edits) > 0 {
+		msg := fmt.Sprintf("%s was edited while drive held it: %s. Drive stopped without writing; the Deployment stays held. Review the edit, then `kubectl rollplan resume deploy/%s` hands it back to the controller, or `kubectl rollplan abort deploy/%s` walks back",
+			d.ref(), strings.Join(edits, "; "), d.opts.Name, d.opts.Name)
+		if !dep.Spec.Paused && dep.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+			msg += " (it was unpaused with strategy Recreate: the controller is now replacing every pod at once; install the guard: kubectl rollplan guard install)"
+		}
+		return &StoppedError{Msg: msg}
+	}
+	if err := d.followReplicas(ctx, dep, s); err != nil {
+		return err
+	}
+	return d.checkReplicaSets(snap)
+}
+
+// specEdits lists the edits of fields drive holds.
+func specEdits(dep *appsv1.Deployment, snap *Snapshot, s *State) []string {
+	var edits []string
+	if !dep.Spec.Paused {
+		edits = append(edits, "spec.paused is false")
+	}
+	if dep.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		edits = append(edits, fmt.Sprintf("spec.strategy.type is %s", dep.Spec.Strategy.Type))
+	}
+	if rs := snap.ReplicaSet(s.NewReplicaSet); rs != nil {
+		if !planner.EqualIgnoreHash(&rs.Spec.Template, &dep.Spec.Template) {
+			edits = append(edits, fmt.Sprintf("spec.template no longer matches the new ReplicaSet %s", rs.Name))
+		}
+	} else if h := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount); h != s.TargetHash {
+		edits = append(edits, fmt.Sprintf("spec.template changed (hash %s, drive rolls out %s)", h, s.TargetHash))
+	}
+	if l := dep.Spec.RevisionHistoryLimit; l != nil && *l == 0 {
+		edits = append(edits, "spec.revisionHistoryLimit is 0 (the paused controller would delete the ReplicaSet abort walks back to)")
+	}
+	if ptrDeref(dep.Spec.Replicas, 1) < 1 {
+		edits = append(edits, "spec.replicas is 0")
+	}
+	return edits
+}
+
+// followReplicas re-plans for a spec.replicas changed while held (kubectl scale, an HPA):
+// the paused controller with two active ReplicaSets and strategy Recreate ignores it, so the
+// driver follows it. Other spec edits that drive does not hold (minReadySeconds,
+// progressDeadlineSeconds ...) are noted.
+func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *State) error {
+	r := ptrDeref(dep.Spec.Replicas, 1)
+	switch {
+	case s.PendingReplicas:
+		return nil
+	case r != s.Replicas:
+		b, err := ResolveBounds(r, s.OriginalStrategy)
+		if err != nil {
+			return &StoppedError{Msg: fmt.Sprintf("%s: spec.replicas changed to %d: %v", d.ref(), r, err)}
+		}
+		err = d.writeState(ctx, func(s *State) {
+			s.Replicas, s.MaxSurge, s.MaxUnavailable = b.Replicas, b.MaxSurge, b.MaxUnavailable
+		}, testOp("/metadata/generation", dep.Generation))
+		if errors.Is(err, ErrGuard) {
+			return errReplan
+		}
+		if err != nil {
+			return err
+		}
+		d.out.linef("spec.replicas of %s changed from %d to %d while held (kubectl scale or an autoscaler): re-planned with at most %d pods, at least %d available",
+			d.ref(), s.Replicas, r, b.MaxPods(), b.MinAvailable())
+		d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonReplan, "spec.replicas changed from %d to %d while held: re-planned (at most %d pods, at least %d available)", s.Replicas, r, b.MaxPods(), b.MinAvailable())
+	case dep.Generation != s.Generation:
+		err := d.writeState(ctx, func(*State) {}, testOp("/metadata/generation", dep.Generation))
+		if errors.Is(err, ErrGuard) {
+			return errReplan
+		}
+		if err != nil {
+			return err
+		}
+		d.out.linef("warning: the spec of %s changed (generation %d -> %d) in fields drive does not hold (not the template, strategy, paused or replicas): continuing", d.ref(), s.Generation, dep.Generation)
+	}
+	return nil
+}
+
+// checkReplicaSets stops the drive when a ReplicaSet's replicas are not what the driver
+// last saw or wrote.
+func (d *Driver) checkReplicaSets(snap *Snapshot) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for name, want := range d.lastWritten {
+		rs := snap.ReplicaSet(name)
+		if rs == nil {
+			if want > 0 {
+				return &StoppedError{Msg: fmt.Sprintf("%s: ReplicaSet %s (%d replicas) was deleted while drive held the Deployment: stopped without writing", d.ref(), name, want)}
+			}
+			delete(d.lastWritten, name)
+			continue
+		}
+		if got := replicas(rs); got != want {
+			by := replicasManager(rs)
+			if by == "" {
+				by = "someone else"
+			}
+			return &StoppedError{Msg: fmt.Sprintf("%s: ReplicaSet %s has spec.replicas %d, drive last saw %d: it was scaled by %s while drive held the Deployment. Drive stopped without writing; the Deployment stays held (`kubectl rollplan drive status deploy/%s`)",
+				d.ref(), name, got, want, by, d.opts.Name)}
+		}
+	}
+	for _, rs := range snap.ReplicaSets {
+		if _, ok := d.lastWritten[rs.Name]; !ok {
+			d.lastWritten[rs.Name] = replicas(rs)
+		}
+	}
+	return nil
+}

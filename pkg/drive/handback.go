@@ -1,0 +1,345 @@
+package drive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// handBackOps is the one guarded write that hands a held Deployment back: the original
+// strategy, spec.paused as it was, the drive annotation removed and, when template is not
+// nil, that template (an abort restores the previous one). It is guarded by tests of
+// metadata.generation (no spec edit since the driver's last check) and of the annotation's
+// value.
+func handBackOps(dep *appsv1.Deployment, annValue string, s *State, template *corev1.PodTemplateSpec) []patchOp {
+	ops := []patchOp{
+		testOp("/metadata/generation", dep.Generation),
+		testOp(annotationPath(Annotation), annValue),
+		replaceOp("/spec/strategy", s.OriginalStrategy),
+		replaceOp("/spec/paused", s.OriginalPaused),
+		removeOp(annotationPath(Annotation)),
+	}
+	if template != nil {
+		ops = append(ops, replaceOp("/spec/template", template))
+	}
+	return ops
+}
+
+// previousTemplate is rs's template without the pod-template-hash label: what
+// `kubectl rollout undo` writes back (polymorphichelpers/rollback.go).
+func previousTemplate(rs *appsv1.ReplicaSet) *corev1.PodTemplateSpec {
+	t := rs.Spec.Template.DeepCopy()
+	delete(t.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	return t
+}
+
+// HandBackPreview returns the Deployment as it will be once handed back at its current
+// state: the original strategy and paused value, no drive annotation, and for an abort in
+// progress the previous template. It is the input for planner.Simulate to show what the
+// controller does next. rss are the Deployment's ReplicaSets (for the previous template).
+//
+// Errors: d not held, or a drive state that cannot be read.
+func HandBackPreview(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (*appsv1.Deployment, error) {
+	s, err := ReadState(d)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("deployment %s/%s is not held by drive", d.Namespace, d.Name)
+	}
+	out := d.DeepCopy()
+	out.Spec.Strategy = *s.OriginalStrategy.DeepCopy()
+	out.Spec.Paused = s.OriginalPaused
+	delete(out.Annotations, Annotation)
+	if s.Phase == PhaseAbort {
+		for _, rs := range rss {
+			if rs.Name == s.PreviousReplicaSet {
+				out.Spec.Template = *previousTemplate(rs)
+			}
+		}
+	}
+	return out, nil
+}
+
+// finish hands the Deployment back at the end of the drive (or the abort), waits until the
+// controller reports the rollout complete at the right revision, and tidies the ReplicaSets.
+func (d *Driver) finish(ctx context.Context, snap *Snapshot) (*Result, error) {
+	d.mu.Lock()
+	s, annValue := d.state, d.annValue
+	d.mu.Unlock()
+	target := snap.ReplicaSet(snap.TargetName())
+	if target == nil {
+		return nil, fmt.Errorf("%s: ReplicaSet %s is gone", d.ref(), snap.TargetName())
+	}
+	var tmpl *corev1.PodTemplateSpec
+	if s.Phase == PhaseAbort {
+		tmpl = previousTemplate(target)
+	}
+	if err := d.leaseOK(); err != nil {
+		return nil, err
+	}
+	if d.stopRenew != nil {
+		d.stopRenew()
+	}
+	out, err := patchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl))
+	if errors.Is(err, ErrGuard) {
+		return nil, &StoppedError{Msg: fmt.Sprintf("%s changed just before the hand-back (%v): the Deployment stays held; run drive again", d.ref(), err)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.dep = out
+	d.state = &State{}
+	*d.state = *s
+	d.state.Holder = ""
+	d.mu.Unlock()
+	revision := max(revisionOf(target), maxRevision(snap.ReplicaSets, target.Name)+1)
+	outcome := OutcomeComplete
+	what := fmt.Sprintf("rolled out %s", target.Name)
+	if s.Phase == PhaseAbort {
+		outcome, what = OutcomeAborted, fmt.Sprintf("walked back to %s (previous template restored)", target.Name)
+	}
+	d.out.linef("handed %s back to the controller: %s, strategy %s, paused %v", d.ref(), what, describeStrategy(s.OriginalStrategy), s.OriginalPaused)
+	d.ev.emit(ctx, out, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller: %s; strategy %s restored, paused %v (plan %s)", what, describeStrategy(s.OriginalStrategy), s.OriginalPaused, s.PlanID)
+	if err := d.waitComplete(ctx, out.Generation, revision); err != nil {
+		return nil, err
+	}
+	b := s.Bounds()
+	d.tidy(ctx, target.Name, b)
+	return &Result{Outcome: outcome, Revision: revision, Step: s.Step, Steps: s.Steps}, nil
+}
+
+// waitComplete waits until the controller has observed generation gen and reports the
+// rollout complete (as `kubectl rollout status` decides) at revision.
+func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
+	timeout := d.opts.CompletionTimeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	var msg string
+	cond := func() (bool, error) {
+		dep := d.view.deployment()
+		if dep == nil || dep.Generation < gen {
+			return false, nil
+		}
+		m, done, err := RolloutStatus(dep, revision)
+		msg = m
+		if err != nil && dep.Status.ObservedGeneration >= gen {
+			// A revision mismatch can be the controller not having synced yet.
+			if rev, _ := strconv.ParseInt(dep.Annotations[planner.RevisionAnnotation], 10, 64); rev == revision || rev > revision {
+				return false, err
+			}
+			return false, nil
+		}
+		return done, nil
+	}
+	err := d.view.wait(ctx, timeout, cond, func(w time.Duration) {
+		d.out.statusf("waiting for the controller: %s (%s)", trimNL(msg), w.Round(time.Second))
+	})
+	if errors.Is(err, errTimeout) {
+		return fmt.Errorf("%s was handed back but the controller did not report it complete within %s: %s", d.ref(), timeout, trimNL(msg))
+	}
+	if err != nil {
+		return err
+	}
+	d.out.linef("%s", trimNL(msg))
+	return nil
+}
+
+func trimNL(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '\n' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// RolloutStatus reports what `kubectl rollout status --revision` says of d: a message,
+// whether the rollout is complete, and an error for a revision mismatch or an exceeded
+// progress deadline. revision 0 does not check it.
+//
+// Calls DeploymentStatusViewer.Status, k8s.io/kubectl/pkg/polymorphichelpers, v0.36.3.
+func RolloutStatus(d *appsv1.Deployment, revision int64) (string, bool, error) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+	if err != nil {
+		return "", false, err
+	}
+	return (&polymorphichelpers.DeploymentStatusViewer{}).Status(&unstructured.Unstructured{Object: u}, revision)
+}
+
+// tidy removes the copies of the drive annotation the controller made on the ReplicaSets
+// while it held the Deployment, and gives the target ReplicaSet the desired-replicas and
+// max-replicas annotations the controller would have written had it scaled it. Failures
+// are warnings: the rollout is complete either way.
+func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
+	st, err := cluster.LoadLive(ctx, d.client, d.opts.Namespace, d.opts.Name)
+	if err != nil {
+		d.out.linef("warning: tidy the ReplicaSets of %s: %v", d.ref(), err)
+		return
+	}
+	if err := tidyReplicaSets(ctx, d.client, st.ReplicaSets, target, &b); err != nil {
+		d.out.linef("warning: %v", err)
+	}
+}
+
+// tidyReplicaSets removes copies of the drive annotation from rss; with b it also sets the
+// replica annotations of target (guarded by a test of its replicas).
+func tidyReplicaSets(ctx context.Context, client kubernetes.Interface, rss []*appsv1.ReplicaSet, target string, b *Bounds) error {
+	var errs []error
+	for _, rs := range rss {
+		var ops []patchOp
+		if v, ok := rs.Annotations[Annotation]; ok {
+			ops = append(ops, testOp(annotationPath(Annotation), v), removeOp(annotationPath(Annotation)))
+		}
+		if b != nil && rs.Name == target && replicas(rs) == b.Replicas {
+			desired, maxR := strconv.Itoa(int(b.Replicas)), strconv.Itoa(int(b.MaxPods()))
+			if rs.Annotations[planner.DesiredReplicasAnnotation] != desired || rs.Annotations[planner.MaxReplicasAnnotation] != maxR {
+				ops = append(ops, testOp("/spec/replicas", b.Replicas))
+				if rs.Annotations == nil {
+					ops = append(ops, addOp("/metadata/annotations", map[string]string{}))
+				}
+				ops = append(ops,
+					addOp(annotationPath(planner.DesiredReplicasAnnotation), desired),
+					addOp(annotationPath(planner.MaxReplicasAnnotation), maxR))
+			}
+		}
+		if len(ops) == 0 {
+			continue
+		}
+		if err := patchReplicaSet(ctx, client, rs, ops); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// TidyLeftovers removes copies of the drive annotation from the ReplicaSets of a Deployment
+// that is not held (left when a driver stopped between its hand-back and its tidy).
+func TidyLeftovers(ctx context.Context, client kubernetes.Interface, namespace, name string) error {
+	st, err := cluster.LoadLive(ctx, client, namespace, name)
+	if err != nil {
+		return err
+	}
+	if IsHeld(st.Deployment) {
+		return nil
+	}
+	return tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil)
+}
+
+// HandBackOptions configure HandBack.
+type HandBackOptions struct {
+	// Force hands back even while another driver's lease is valid (that driver then stops).
+	Force bool
+	// Wait waits (up to Timeout, default 1 minute) until the controller has observed the
+	// hand-back, and then tidies the ReplicaSets.
+	Wait    bool
+	Timeout time.Duration
+	// Progress receives progress lines (nil: discarded).
+	Progress io.Writer
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// HandBackResult says what HandBack did.
+type HandBackResult struct {
+	// Deployment is the Deployment the hand-back write returned.
+	Deployment *appsv1.Deployment
+	// State is the drive state that was removed.
+	State *State
+	// RestoredTemplate: an abort was in progress, so the previous template was restored.
+	RestoredTemplate bool
+}
+
+// HandBack hands a held Deployment back to the controller at its current state (kubectl
+// rollplan resume): one guarded write restores the original strategy and paused value and
+// removes the drive annotation (during an abort it also restores the previous template, so
+// the controller finishes the walk back); the controller then finishes the rollout itself
+// within the original maxSurge and maxUnavailable.
+//
+// Errors: the Deployment is not held; a running driver holds the lease (unless Force); the
+// Deployment changed between the read and the write (a failed guard: nothing written).
+func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name string, opts HandBackOptions) (*HandBackResult, error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	out := newProgress(opts.Progress, false)
+	ref := fmt.Sprintf("deployment %s/%s", namespace, name)
+	st, err := cluster.LoadLive(ctx, client, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := NewSnapshot(st)
+	if err != nil {
+		return nil, err
+	}
+	s := snap.State
+	if s == nil {
+		return nil, fmt.Errorf("%s is not held by drive: nothing to hand back", ref)
+	}
+	if s.LeaseValid(now()) && !opts.Force {
+		return nil, fmt.Errorf("%s is being driven by %s (lease valid until %s): stop that driver first, or pass --force (it then stops at its next write)", ref, s.Holder, s.LeaseExpires.Format(time.RFC3339))
+	}
+	dep := snap.Deployment
+	var tmpl *corev1.PodTemplateSpec
+	if s.Phase == PhaseAbort {
+		if prev := snap.ReplicaSet(s.PreviousReplicaSet); prev != nil {
+			tmpl = previousTemplate(prev)
+		}
+	}
+	got, err := patchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl))
+	if errors.Is(err, ErrGuard) {
+		return nil, fmt.Errorf("%s changed while handing it back: nothing written; run the command again", ref)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev := newEventer(client, now, func(m string) { out.linef("warning: %s", m) })
+	ev.emit(ctx, got, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller at step %d/%d (kubectl rollplan resume); strategy %s restored, paused %v (plan %s)",
+		s.Step, s.Steps, describeStrategy(s.OriginalStrategy), s.OriginalPaused, s.PlanID)
+	out.linef("handed %s back to the controller at step %d of %d: strategy %s, paused %v", ref, s.Step, s.Steps, describeStrategy(s.OriginalStrategy), s.OriginalPaused)
+	res := &HandBackResult{Deployment: got, State: s, RestoredTemplate: tmpl != nil}
+	if !opts.Wait {
+		return res, nil
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	v, err := startView(ctx, client, got)
+	if err != nil {
+		return res, err
+	}
+	defer v.Close()
+	err = v.wait(ctx, timeout, func() (bool, error) {
+		cur := v.deployment()
+		return cur != nil && cur.Status.ObservedGeneration >= got.Generation, nil
+	}, nil)
+	if errors.Is(err, errTimeout) {
+		return res, fmt.Errorf("%s was handed back, but the controller has not observed it within %s", ref, timeout)
+	}
+	if err != nil {
+		return res, err
+	}
+	st, err = cluster.LoadLive(ctx, client, namespace, name)
+	if err == nil {
+		err = tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil)
+	}
+	if err != nil {
+		out.linef("warning: tidy the ReplicaSets of %s: %v", ref, err)
+	}
+	return res, nil
+}
