@@ -145,6 +145,16 @@ func (s *simulation) dropUncreatedNewRS() {
 
 // stalledReason says what the controller waits for at the end of a stalled plan.
 func (s *simulation) stalledReason() string {
+	if !s.d.Spec.Paused {
+		for _, rs := range s.live() {
+			if desired, ok := rs.desiredReplicas(); ok && rs.replicas > 0 && desired != s.replicas {
+				return fmt.Sprintf("every sync is a scaling event: ReplicaSet %s carries %s=%d while spec.replicas is %d, "+
+					"and proportional scaling leaves the ReplicaSets as they are, so the rollout never proceeds; "+
+					"fixing or removing that annotation (or scaling the Deployment) unblocks it",
+					rs.name, DesiredReplicasAnnotation, desired, s.replicas)
+			}
+		}
+	}
 	newRS := s.existingNewRS()
 	if newRS == nil {
 		return "the new ReplicaSet is never created"

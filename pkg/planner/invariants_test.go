@@ -347,6 +347,9 @@ func checkInvariants(t *testing.T, in planner.Input) {
 	if !f.paused && f.scalingDeadlock && (len(plan.Steps) > 0 || (plan.Outcome != planner.OutcomeStalled && plan.Outcome != planner.OutcomeNoChange)) {
 		fail("a scaling deadlock, but the plan has %d steps and ends %s", len(plan.Steps), plan.Outcome)
 	}
+	if !f.paused && f.scalingDeadlock && plan.Outcome == planner.OutcomeStalled && !strings.Contains(plan.StalledReason, "every sync is a scaling event") {
+		fail("a scaling deadlock, but the stall reason does not say so: %q", plan.StalledReason)
+	}
 
 	// Bounds on the total, from a start that is not paused and has no scaling event (paused
 	// syncs and scaling events go through scale(), whose proportional writes may overshoot
