@@ -151,6 +151,12 @@ func TestUndoMatchesKubectl(t *testing.T) {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 
+	// --revision prints what kubectl prints.
+	ours, theirs := c.Plugin(t, "history", "-n", a, "deploy/web", "--revision", "3"), c.Kubectl(t, "rollout", "history", "-n", a, "deploy/web", "--revision", "3")
+	if ours.ExitCode != 0 || ours.Stdout != theirs.Stdout {
+		t.Errorf("history --revision 3: exit %d\nrollplan:\n%s\nkubectl:\n%s", ours.ExitCode, ours.Stdout, theirs.Stdout)
+	}
+
 	for _, n := range []string{"3", "0", "2"} {
 		before := fingerprint(t, c, a)
 		prev := c.Plugin(t, "undo", "-n", a, "deploy/web", "--to-revision", n, "--dry-run=client")
