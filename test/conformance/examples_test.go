@@ -107,6 +107,81 @@ func TestExamples(t *testing.T) {
 				return f.finish(true)
 			},
 		},
+		{
+			// Planner bug found by seed 20260101 #225 (generator with lagging statuses): the
+			// planner stopped after sync 1, which wrote nothing. The old ReplicaSet is at 0
+			// but a pod still terminates (status.replicas 1); when the ReplicaSet controller
+			// updates the status the Deployment is synced again and Recreate creates the new
+			// ReplicaSet.
+			name: "Recreate waits for a terminating old pod: the ReplicaSet status update resyncs and creates the new one",
+			build: func() *fixture {
+				f := newFixture("web", 3, "app:v2").recreate()
+				desired, max := f.scaledAt(3)
+				f.addRS(rsOpts{image: "app:v1", replicas: 0, available: 0, revision: 1, desired: desired, max: max, statusReplicas: ptr.To[int32](1)})
+				return f.finish(false)
+			},
+		},
+		{
+			// Planner bug found by seed 20260101 #83: the planner left the oldest ReplicaSet
+			// out of the cleanup. Its status.observedGeneration lags its generation at the
+			// start, but the ReplicaSet controller observes it before the rollout completes.
+			name: "an old ReplicaSet whose status lags its generation is cleaned up once observed",
+			build: func() *fixture {
+				f := newFixture("web", 4, "app:v3").rollingUpdate("25%", "25%")
+				f.d.Spec.RevisionHistoryLimit = ptr.To[int32](0)
+				desired, max := f.scaledAt(4)
+				f.addRS(rsOpts{image: "app:v1", replicas: 0, available: 0, revision: 1, desired: desired, max: max, staleGeneration: true})
+				f.addRS(rsOpts{image: "app:v2", replicas: 4, available: 4, revision: 2, created: 60, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			// Planner bug found by seed 20260101 #970: under instant the planner made every
+			// pod available after the sync that hit the hash collision, which writes only the
+			// Deployment's status (collisionCount). With the pods still unavailable, the sync
+			// that creates the new ReplicaSet removes the unhealthy replicas of web-<v1>
+			// (cleanupUnhealthyReplicas) instead of scaling the oldest, web-<v0>.
+			name: "hash collision: the collision sync writes no ReplicaSet, so no pod becomes available under instant",
+			build: func() *fixture {
+				f := newFixture("web", 6, "app:v2").rollingUpdate("1", "2")
+				desired, max := f.scaledAt(6)
+				f.addRS(rsOpts{image: "app:v0", replicas: 3, available: 3, revision: 1, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v1", replicas: 3, available: 1, revision: 2, created: 60, desired: desired, max: max})
+				f.takeNewName(f.addRS(rsOpts{image: "app:v9", replicas: 0, available: 0, created: 30, desired: desired, max: max}))
+				return f.finish(true)
+			},
+		},
+		{
+			// Planner bug found by seed 20260101 #769: with an unparsable revision on the
+			// existing new ReplicaSet, SetNewReplicaSetAnnotations reports no change whatever
+			// Deployment annotations it copied, so nothing is written and (instant) no pod
+			// becomes available; the planner counted an annotation write.
+			name: "unparsable revision on the new ReplicaSet: no annotation write, pods stay unavailable",
+			build: func() *fixture {
+				f := newFixture("web", 4, "app:v1").recreate()
+				f.d.Spec.Paused = true
+				f.d.Annotations = map[string]string{"example.com/team": "payments"}
+				desired, max := f.scaledAt(4)
+				f.addRS(rsOpts{image: "app:v1", replicas: 0, available: 0, revision: 2, badRevision: true, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v2", replicas: 4, available: 1, revision: 3, created: 60, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
+			// Planner bug found by seed 20260101 #530: the planner named the (never created)
+			// new ReplicaSet after resolving a hash collision with a ReplicaSet that the
+			// paused cleanup deletes; the controller, once resumed, takes the first name.
+			name: "paused: cleanup deletes the ReplicaSet the new name collided with, the new ReplicaSet keeps its first name",
+			build: func() *fixture {
+				f := newFixture("web", 3, "app:v2").rollingUpdate("25%", "25%")
+				f.d.Spec.Paused = true
+				f.d.Spec.RevisionHistoryLimit = ptr.To[int32](0)
+				desired, max := f.scaledAt(3)
+				f.takeNewName(f.addRS(rsOpts{image: "app:v0", replicas: 0, available: 0, revision: 1, desired: desired, max: max}))
+				f.addRS(rsOpts{image: "app:v1", replicas: 3, available: 3, revision: 2, created: 60, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
 	}
 	for _, tc := range cases {
 		for _, readiness := range readinesses {

@@ -101,6 +101,16 @@ type rsOpts struct {
 	minReadySeconds int32
 	// annotations are extra annotations (for example copied from the Deployment).
 	annotations map[string]string
+	// badRevision writes an unparsable revision annotation instead of revision.
+	badRevision bool
+	// statusReplicas, when set, is a status.replicas the ReplicaSet controller has not
+	// brought to spec.replicas yet (pods still starting or terminating).
+	statusReplicas *int32
+	// staleGeneration leaves status.observedGeneration one behind metadata.generation.
+	staleGeneration bool
+	// hashCollisionCount, when set, replaces the Deployment's collisionCount in the
+	// pod-template-hash (and so the name): a second ReplicaSet of the same template.
+	hashCollisionCount *int32
 }
 
 // scaledAt returns the desired-replicas and max-replicas annotation values the controller
@@ -116,7 +126,11 @@ func (f *fixture) scaledAt(replicas int32) (desired, max *int32) {
 func (f *fixture) addRS(o rsOpts) *apps.ReplicaSet {
 	tmpl := f.d.Spec.Template.DeepCopy()
 	tmpl.Spec.Containers[0].Image = o.image
-	hash := controller.ComputeHash(tmpl, f.d.Status.CollisionCount)
+	cc := f.d.Status.CollisionCount
+	if o.hashCollisionCount != nil {
+		cc = o.hashCollisionCount
+	}
+	hash := controller.ComputeHash(tmpl, cc)
 	tmpl.Labels = maps.Clone(tmpl.Labels)
 	tmpl.Labels[apps.DefaultDeploymentUniqueLabelKey] = hash
 	selector := f.d.Spec.Selector.DeepCopy()
@@ -128,6 +142,9 @@ func (f *fixture) addRS(o rsOpts) *apps.ReplicaSet {
 	}
 	if o.revision != 0 {
 		annotations[deploymentutil.RevisionAnnotation] = strconv.FormatInt(o.revision, 10)
+	}
+	if o.badRevision {
+		annotations[deploymentutil.RevisionAnnotation] = "r" + strconv.FormatInt(o.revision, 10)
 	}
 	if o.revisionHistory != "" {
 		annotations[deploymentutil.RevisionHistoryAnnotation] = o.revisionHistory
@@ -165,6 +182,12 @@ func (f *fixture) addRS(o rsOpts) *apps.ReplicaSet {
 			ObservedGeneration:   generation,
 		},
 	}
+	if o.statusReplicas != nil {
+		rs.Status.Replicas, rs.Status.FullyLabeledReplicas = *o.statusReplicas, *o.statusReplicas
+	}
+	if o.staleGeneration {
+		rs.Status.ObservedGeneration--
+	}
 	f.rss = append(f.rss, rs)
 	return rs
 }
@@ -201,6 +224,13 @@ func (f *fixture) finish(changed bool) *fixture {
 		f.d.Annotations[deploymentutil.RevisionAnnotation] = strconv.FormatInt(maxRevision, 10)
 	}
 	return f
+}
+
+// takeNewName renames rs (another template) to the name the Deployment's new ReplicaSet would
+// get: a hash collision, which the controller resolves by bumping status.collisionCount.
+func (f *fixture) takeNewName(rs *apps.ReplicaSet) {
+	name := deployment.ReplicaSetName(f.d.Name, controller.ComputeHash(&f.d.Spec.Template, f.d.Status.CollisionCount))
+	rs.Name, rs.UID = name, types.UID("uid-"+name)
 }
 
 // scenario returns the fixture as a harness scenario under readiness.

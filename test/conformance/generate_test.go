@@ -180,9 +180,48 @@ func generate(r *rand.Rand) *fixture {
 		if d.Annotations != nil && r.Intn(2) == 0 {
 			o.annotations = map[string]string{"example.com/team": "payments"}
 		}
+		switch r.Intn(50) {
+		case 0, 1:
+			o.revision = 0 // no revision annotation
+		case 2:
+			o.badRevision = true
+		}
+		if r.Intn(12) == 0 {
+			// The ReplicaSet controller has not caught up: pods still starting or
+			// terminating, perhaps the last spec change not yet observed.
+			o.statusReplicas = ptr.To(int32(r.Intn(int(o.replicas) + 4)))
+			o.available = min(o.available, *o.statusReplicas)
+			if r.Intn(2) == 0 {
+				o.available = int32(r.Intn(int(*o.statusReplicas) + 1))
+			}
+			o.staleGeneration = r.Intn(2) == 0
+		}
 		f.addRS(o)
 	}
-	return f.finish(changed)
+	switch r.Intn(30) {
+	case 0:
+		// A hash collision: an old ReplicaSet (another template) already has the name the
+		// new one would get; the controller bumps collisionCount and retries.
+		if k > 0 && desired == fmt.Sprintf("app:v%d", k+1) {
+			f.takeNewName(f.rss[r.Intn(k)])
+		}
+	case 1:
+		// A second ReplicaSet with the Deployment's template (kubernetes#40415): the
+		// oldest one is the new ReplicaSet, the other an old one.
+		replicas := int32(r.Intn(int(replicas) + 2))
+		desiredAnn, maxAnn := f.scaledAt(prevReplicas)
+		f.addRS(rsOpts{
+			image: desired, replicas: replicas, available: int32(r.Intn(int(replicas) + 1)),
+			revision: int64(r.Intn(int(base) + k + 1)), created: int64(r.Intn(int(created) + 2)),
+			desired: desiredAnn, max: maxAnn, hashCollisionCount: ptr.To(int32(7 + r.Intn(3))),
+		})
+	}
+	f.finish(changed)
+	if r.Intn(20) == 0 {
+		// The Deployment's status is behind (the fallback of the proportion estimate).
+		d.Status.Replicas = max(0, d.Status.Replicas+int32(r.Intn(7)-3))
+	}
+	return f
 }
 
 // fencepost draws a maxSurge or maxUnavailable: an int (mostly small) or a percent 0-100%.
