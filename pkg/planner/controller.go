@@ -21,23 +21,23 @@ func (s *simulation) run() error {
 			return ErrNoFixedPoint
 		}
 		s.sync++
-		s.wrote = false
+		s.wrote, s.statusWrote = false, false
 		s.syncDeployment()
-		s.replicaSetControllerCatchesUp()
+		// A status the ReplicaSet controller changes is a ReplicaSet update event: the
+		// Deployment is synced again even after a sync that wrote nothing.
+		more := s.replicaSetControllerCatchesUp() || s.wrote || s.statusWrote
 		switch s.readiness {
 		case ReadinessInstant:
-			if !s.wrote {
-				return nil
+			if s.wrote {
+				s.makeAllAvailable()
 			}
-			s.makeAllAvailable()
 		case ReadinessBatched:
-			if !s.wrote && !s.makeAllAvailable() {
-				return nil
+			if !more {
+				more = s.makeAllAvailable()
 			}
-		case ReadinessNever:
-			if !s.wrote {
-				return nil
-			}
+		}
+		if !more {
+			return nil
 		}
 	}
 }
@@ -45,11 +45,17 @@ func (s *simulation) run() error {
 // replicaSetControllerCatchesUp plays the ReplicaSet controller after a sync: pods are
 // created and deleted at once (status.replicas follows spec.replicas), and a scale-down
 // deletes unavailable pods first.
-func (s *simulation) replicaSetControllerCatchesUp() {
+func (s *simulation) replicaSetControllerCatchesUp() bool {
+	changed := false
 	for _, rs := range s.live() {
+		if rs.statusReplicas != rs.replicas || rs.available > rs.replicas || rs.staleGeneration {
+			changed = true
+		}
 		rs.statusReplicas = rs.replicas
 		rs.available = min(rs.available, rs.replicas)
+		rs.staleGeneration = false
 	}
+	return changed
 }
 
 // makeAllAvailable makes every pod available; it reports whether anything changed.

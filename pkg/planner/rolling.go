@@ -33,7 +33,7 @@ func (s *simulation) getNewReplicaSet() bool {
 	}
 	if s.collisionSyncs > 0 {
 		s.collisionSyncs--
-		s.wrote = true // the status write of the collision count; pods are not made available
+		s.statusWrote = true // the status write of the collision count; pods are not made available
 		return false
 	}
 	rs := s.newRS

@@ -59,6 +59,7 @@ type simulation struct {
 	plan           *Plan
 	sync           int
 	wrote          bool // the current sync made a ReplicaSet write
+	statusWrote    bool // the current sync wrote the Deployment's status only (a collision)
 	pendingWait    Wait // what the next step waits for
 	oldPodsAtStart bool
 	// collisionSyncs counts the syncs that fail on a hash collision before the create works.
