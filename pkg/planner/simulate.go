@@ -237,7 +237,9 @@ func (s *simulation) describeExistingNewRS(src *appsv1.ReplicaSet) {
 	}
 	switch {
 	case rs.revisionErr:
-		// SetNewReplicaSetAnnotations gives up on an unparsable revision.
+		// SetNewReplicaSetAnnotations gives up on an unparsable revision and reports no
+		// change, whatever annotations it copied: only a minReadySeconds change writes.
+		s.annotationSync = src.Spec.MinReadySeconds != s.d.Spec.MinReadySeconds
 	case rs.revision < newRevision:
 		s.annotationSync = true
 		info.Revision = newRevision
