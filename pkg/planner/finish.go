@@ -103,6 +103,7 @@ func (s *simulation) finish() *Plan {
 	}
 	s.markRollbackTarget()
 	if !s.newRS.exists {
+		s.nameUncreatedNewRS()
 		s.dropUncreatedNewRS()
 	}
 	return p
@@ -171,4 +172,22 @@ func (s *simulation) stalledReason() string {
 		msg += fmt.Sprintf("; %ds (progressDeadlineSeconds) after the last progress the controller sets Progressing=False with reason ProgressDeadlineExceeded", *pds)
 	}
 	return msg
+}
+
+// nameUncreatedNewRS names a new ReplicaSet the plan never creates (a paused Deployment) as
+// the controller will once it does: against the ReplicaSets left at the end, since a paused
+// cleanupDeployment may have deleted the ReplicaSet whose name the hash collided with.
+func (s *simulation) nameUncreatedNewRS() {
+	cc := s.startCollisionCount
+	for {
+		hash := ComputeHash(&s.d.Spec.Template, cc)
+		name := ReplicaSetName(s.d.Name, hash)
+		if rs := s.find(name); rs == nil || rs == s.newRS || rs.deleted {
+			s.newRS.name = name
+			s.plan.NewReplicaSet.Name, s.plan.NewReplicaSet.PodTemplateHash, s.plan.NewReplicaSet.CollisionCount = name, hash, cc
+			return
+		}
+		next := ptrDeref(cc, 0) + 1
+		cc = &next
+	}
 }

@@ -62,6 +62,8 @@ type simulation struct {
 	statusWrote    bool // the current sync wrote the Deployment's status only (a collision)
 	pendingWait    Wait // what the next step waits for
 	oldPodsAtStart bool
+	// startCollisionCount is the Deployment's status.collisionCount as given.
+	startCollisionCount *int32
 	// collisionSyncs counts the syncs that fail on a hash collision before the create works.
 	collisionSyncs int
 	slab           []int32       // backing store for Step.Replicas
@@ -256,6 +258,7 @@ func (s *simulation) describeExistingNewRS(src *appsv1.ReplicaSet) {
 // ReplicaSets is a hash collision: the controller bumps status.collisionCount and retries.
 func (s *simulation) describeCreatedNewRS(in Input) {
 	cc := s.d.Status.CollisionCount
+	s.startCollisionCount = cc
 	var hash, name string
 	for {
 		hash = ComputeHash(&s.d.Spec.Template, cc)
