@@ -21,6 +21,7 @@ import (
 func TestClusterReproducesStalledRollout(t *testing.T) {
 	c := framework.Get(t)
 	ns := c.Namespace(t)
+	began := time.Now()
 
 	d := c.CreateDeployment(t, ns, framework.NewDeployment("web").
 		Replicas(10).Image("nginx:1.18").RollingUpdate("25%", "25%"))
@@ -33,6 +34,7 @@ func TestClusterReproducesStalledRollout(t *testing.T) {
 		t.Fatalf("before the change: %d replicasets, want 1", len(rss))
 	}
 	oldRS := rss[0].Name
+	t.Logf("10 pods Ready after %s", time.Since(began).Round(10*time.Millisecond))
 
 	rec := c.RecordReplicaSets(t, ns)
 	d = c.UpdateDeployment(t, ns, d.Name, func(d *appsv1.Deployment) {
@@ -43,7 +45,7 @@ func TestClusterReproducesStalledRollout(t *testing.T) {
 	// Wait until the controller has made its three writes and has seen the result (status
 	// of generation 2 with 13 pods, 5 of them updated and none of those available), then
 	// for a quiet spell: nothing more may come while the new pods are held.
-	rec.WaitFor(t, 30*time.Second, func(w []framework.RSWrite, _ []framework.ScalingEvent) bool { return len(w) >= 3 })
+	rec.WaitFor(t, 30*time.Second, func(w []framework.RSWrite, e []framework.ScalingEvent) bool { return len(w) >= 3 && len(e) >= 3 })
 	_, err := c.WaitForDeployment(t.Context(), ns, d.Name, 30*time.Second, func(d *appsv1.Deployment) (string, bool, error) {
 		s := d.Status
 		return "status not settled", s.ObservedGeneration == d.Generation && s.Replicas == 13 &&
@@ -74,6 +76,8 @@ func TestClusterReproducesStalledRollout(t *testing.T) {
 		t.Errorf("held pods: %d, want 5 (the new replicaset's)", n)
 	}
 
+	t.Logf("stalled after %s (including a 3 s quiet spell)", time.Since(began).Round(10*time.Millisecond))
+
 	// Release: every new pod (the template still carries the hold label, so the ones the
 	// controller creates from here on too) becomes Ready and the rollout finishes.
 	stop := c.AutoRelease(t, ns, "")
@@ -81,6 +85,7 @@ func TestClusterReproducesStalledRollout(t *testing.T) {
 	if released := stop(); released != 10 {
 		t.Errorf("released %d pods, want 10 (every pod of the new replicaset)", released)
 	}
+	t.Logf("rollout complete after %s", time.Since(began).Round(10*time.Millisecond))
 	final := map[string]int32{}
 	for _, rs := range c.ReplicaSetsOf(t, d) {
 		final[alias[rs.Name]] = ptr.Deref(rs.Spec.Replicas, 1)

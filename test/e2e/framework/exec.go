@@ -23,8 +23,14 @@ type Result struct {
 func (c *Cluster) PluginPath() string { return filepath.Join(c.BinDir, "kubectl-rollplan") }
 
 // KubectlPath is the cluster's kubectl v1.36.3 (built by hack/cluster/build.sh), never the
-// machine's: BinDir/kubectl.
-func (c *Cluster) KubectlPath() string { return filepath.Join(c.BinDir, "kubectl") }
+// machine's: $ROLLPLAN_BIN/kubectl if ROLLPLAN_BIN is set (as for build.sh), else
+// BinDir/kubectl.
+func (c *Cluster) KubectlPath() string {
+	if dir := os.Getenv("ROLLPLAN_BIN"); dir != "" {
+		return filepath.Join(dir, "kubectl")
+	}
+	return filepath.Join(c.BinDir, "kubectl")
+}
 
 // Plugin runs the plugin binary with args against the cluster (KUBECONFIG set to the test
 // kubeconfig) and returns its output; it fails t if the binary is missing (run `make build`)
