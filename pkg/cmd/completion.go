@@ -29,14 +29,14 @@ var (
 
 		Commands, flags, Deployment names and revision numbers complete in two ways:
 
-		* "kubectl rollplan <TAB>": kubectl 1.26 or later completes a plugin's arguments by
+		* TAB after "kubectl rollplan": kubectl 1.26 or later completes a plugin's arguments by
 		running the executable kubectl_complete-rollplan, which it looks up on PATH. The helper
 		ships in the release archive next to kubectl-rollplan; Krew links only kubectl-rollplan
 		into its bin directory, so copy the helper there once (see the examples). Then
 		kubectl's own completion ("kubectl completion bash") completes rollplan too, and the
 		output of this command is not needed.
 
-		* "kubectl-rollplan <TAB>": the code this command prints completes the plugin called
+		* TAB after "kubectl-rollplan": the code this command prints completes the plugin called
 		directly, as a program of its own. Evaluate it in your shell, or source it from your
 		shell's start-up file.
 
