@@ -52,6 +52,24 @@ func (s *simulation) cleanupDeployment() []*replicaSet {
 	return out
 }
 
+// cleanupInFirstSync is the cleanupDeployment call at the end of rolloutRolling and
+// rolloutRecreate, made in the first sync: the controller makes it when the Deployment's
+// status as last written shows the rollout complete (DeploymentComplete(d, &d.Status)), which
+// the planner knows for the input status only. It deletes at once what is cleanable then; a
+// ReplicaSet whose status still lags (pods, observedGeneration) goes in a later sync, which
+// finish forecasts. Without it the forecast would list every deletion in revision order,
+// where the controller deletes the lagging ones last.
+func (s *simulation) cleanupInFirstSync() {
+	if s.sync != 1 || !s.completeAtStart {
+		return
+	}
+	for _, rs := range s.cleanupDeployment() {
+		rs.deleted = true
+		s.wrote = true
+		s.plan.Cleanup = append(s.plan.Cleanup, CleanupEntry{Name: rs.name, Revision: rs.revision})
+	}
+}
+
 // isComplete mirrors deploymentutil.DeploymentComplete on the status the ReplicaSets give.
 func (s *simulation) isComplete() bool {
 	newRS := s.existingNewRS()

@@ -27,5 +27,6 @@ func (s *simulation) rolloutRecreate() {
 		return
 	}
 	s.scaleReplicaSet(s.newRS, s.replicas, false, DecisionRecreateScaleUp)
+	s.cleanupInFirstSync()
 	s.recordStatus()
 }

@@ -20,7 +20,11 @@ func (s *simulation) rolloutRolling() {
 		s.recordStatus()
 		return
 	}
-	s.reconcileOldReplicaSets()
+	if s.reconcileOldReplicaSets() {
+		s.recordStatus()
+		return
+	}
+	s.cleanupInFirstSync()
 	s.recordStatus()
 }
 

@@ -62,6 +62,9 @@ type simulation struct {
 	statusWrote    bool // the current sync wrote the Deployment's status only (a collision)
 	pendingWait    Wait // what the next step waits for
 	oldPodsAtStart bool
+	// completeAtStart: the Deployment's status as given shows the rollout complete
+	// (deploymentutil.DeploymentComplete).
+	completeAtStart bool
 	// startCollisionCount is the Deployment's status.collisionCount as given.
 	startCollisionCount *int32
 	// collisionSyncs counts the syncs that fail on a hash collision before the create works.
@@ -114,6 +117,9 @@ func newSimulation(in Input) (*simulation, error) {
 		ProgressDeadlineSeconds: d.Spec.ProgressDeadlineSeconds,
 		RevisionHistoryLimit:    d.Spec.RevisionHistoryLimit,
 	}
+	ds := d.Status
+	s.completeAtStart = ds.UpdatedReplicas == s.replicas && ds.Replicas == s.replicas &&
+		ds.AvailableReplicas == s.replicas && ds.ObservedGeneration >= d.Generation
 	for _, rs := range in.ReplicaSets {
 		s.rss = append(s.rss, newReplicaSetState(rs))
 	}
