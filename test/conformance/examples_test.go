@@ -182,6 +182,22 @@ func TestExamples(t *testing.T) {
 				return f.finish(true)
 			},
 		},
+		{
+			// Planner bug found by seed 1 #1940: the planner listed the cleanup in revision
+			// order. The rollout is complete at the start, so the first sync deletes what is
+			// cleanable then; web-<v1>'s observedGeneration lags, so it goes one sync later,
+			// after web-<v2> although its revision is lower.
+			name: "complete at the start: cleanup deletes a ReplicaSet whose status lags one sync later",
+			build: func() *fixture {
+				f := newFixture("web", 3, "app:v3").rollingUpdate("25%", "25%")
+				f.d.Spec.RevisionHistoryLimit = ptr.To[int32](0)
+				desired, max := f.scaledAt(3)
+				f.addRS(rsOpts{image: "app:v1", replicas: 0, available: 0, revision: 1, desired: desired, max: max, staleGeneration: true})
+				f.addRS(rsOpts{image: "app:v2", replicas: 0, available: 0, revision: 2, created: 60, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v3", replicas: 3, available: 3, revision: 3, created: 120, desired: desired, max: max})
+				return f.finish(false)
+			},
+		},
 	}
 	for _, tc := range cases {
 		for _, readiness := range readinesses {
