@@ -76,6 +76,16 @@ func TestExamples(t *testing.T) {
 			},
 		},
 		{
+			name: "an orphan whose labels match is adopted and rolled like an owned ReplicaSet",
+			build: func() *fixture {
+				f := newFixture("web", 4, "app:v3").rollingUpdate("1", "1")
+				desired, max := f.scaledAt(4)
+				f.addRS(rsOpts{image: "app:v1", replicas: 2, available: 2, revision: 1, desired: desired, max: max, orphan: true})
+				f.addRS(rsOpts{image: "app:v2", replicas: 2, available: 1, revision: 2, created: 60, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
+		{
 			// Planner bug found by seed 20260101 #107: the planner listed web-<v3> for cleanup.
 			// The desired-replicas annotation (12) of the only active ReplicaSet differs from
 			// spec.replicas (6), so every sync is a scaling event through sync(), whose

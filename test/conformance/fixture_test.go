@@ -108,6 +108,9 @@ type rsOpts struct {
 	statusReplicas *int32
 	// staleGeneration leaves status.observedGeneration one behind metadata.generation.
 	staleGeneration bool
+	// orphan leaves out the ownerReference: an orphan whose labels match the selector, which
+	// the controller adopts.
+	orphan bool
 	// hashCollisionCount, when set, replaces the Deployment's collisionCount in the
 	// pod-template-hash (and so the name): a second ReplicaSet of the same template.
 	hashCollisionCount *int32
@@ -181,6 +184,9 @@ func (f *fixture) addRS(o rsOpts) *apps.ReplicaSet {
 			AvailableReplicas:    o.available,
 			ObservedGeneration:   generation,
 		},
+	}
+	if o.orphan {
+		rs.OwnerReferences = nil
 	}
 	if o.statusReplicas != nil {
 		rs.Status.Replicas, rs.Status.FullyLabeledReplicas = *o.statusReplicas, *o.statusReplicas

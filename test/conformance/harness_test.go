@@ -146,6 +146,20 @@ func TestHarness(t *testing.T) {
 		}
 	})
 
+	t.Run("an orphan whose labels match is adopted by one patch and then scaled down", func(t *testing.T) {
+		f := newFixture("web", 2, "app:v2").rollingUpdate("1", "0")
+		desired, max := f.scaledAt(2)
+		f.addRS(rsOpts{image: "app:v1", replicas: 2, available: 2, revision: 1, desired: desired, max: max, orphan: true})
+		f.finish(true)
+		got, err := deployment.Run(context.Background(), f.scenario(deployment.ReadinessInstant))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ReplicaSetPatches != 1 || !got.Complete {
+			t.Errorf("patches=%d complete=%v, want 1 true (writes %+v)", got.ReplicaSetPatches, got.Complete, got.Writes)
+		}
+	})
+
 	t.Run("a Deployment with no ReplicaSet creates one at full size", func(t *testing.T) {
 		f := newFixture("web", 5, "app:v1").rollingUpdate("25%", "25%").finish(true)
 		got, err := deployment.Run(context.Background(), f.scenario(deployment.ReadinessNever))
