@@ -23,11 +23,11 @@ var (
 	// ErrPaused: `kubectl rollout restart` and `kubectl rollout undo` refuse a paused
 	// Deployment.
 	ErrPaused = errors.New("deployment is paused")
-	// ErrAlreadyPaused: `kubectl rollout pause` on a paused Deployment changes nothing (kubectl
-	// prints "deployment.apps/web already paused" and succeeds).
+	// ErrAlreadyPaused: `kubectl rollout pause` on a paused Deployment changes nothing; kubectl
+	// v1.36.3 prints `error: deployments.apps "web" is already paused` and exits 1.
 	ErrAlreadyPaused = errors.New("is already paused")
-	// ErrNotPaused: `kubectl rollout resume` on a Deployment that is not paused changes nothing
-	// (kubectl prints "deployment.apps/web is not paused" and succeeds).
+	// ErrNotPaused: `kubectl rollout resume` on a Deployment that is not paused changes
+	// nothing; kubectl v1.36.3 prints `error: deployments.apps "web" is not paused` and exits 1.
 	ErrNotPaused = errors.New("is not paused")
 )
 
@@ -62,7 +62,7 @@ func Restart(d *appsv1.Deployment, now time.Time) (*appsv1.Deployment, error) {
 }
 
 // Pause returns a copy of d with spec.paused = true, as `kubectl rollout pause`; a paused d
-// gives ErrAlreadyPaused (kubectl: "already paused", not a failure).
+// gives ErrAlreadyPaused (kubectl v1.36.3: an error, exit code 1).
 // Mirrors defaultObjectPauser, polymorphichelpers/objectpauser.go, v0.36.3.
 func Pause(d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	if d.Spec.Paused {

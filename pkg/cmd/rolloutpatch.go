@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,12 +49,45 @@ func sendPatch(ctx context.Context, client kubernetes.Interface, d *appsv1.Deplo
 	if body == nil {
 		body = p.Kubectl
 	}
-	got, err := client.AppsV1().Deployments(d.Namespace).Patch(ctx, d.Name, p.Type, body, opts)
-	if err == nil {
-		got.APIVersion, got.Kind = appsv1.SchemeGroupVersion.String(), "Deployment"
-		return got, nil
+	// The controller updates the Deployment's status (a new resourceVersion) at any moment of
+	// a rollout. A guard that failed on such an update alone is renewed: spec, labels and
+	// annotations are still what was previewed, so the preview still holds.
+	for attempt := 0; ; attempt++ {
+		got, err := client.AppsV1().Deployments(d.Namespace).Patch(ctx, d.Name, p.Type, body, opts)
+		if err == nil {
+			got.APIVersion, got.Kind = appsv1.SchemeGroupVersion.String(), "Deployment"
+			return got, nil
+		}
+		if p.Guarded == nil || attempt == 3 || !(apierrors.IsConflict(err) || apierrors.IsInvalid(err)) {
+			return nil, patchError(ctx, client, d, p, err)
+		}
+		now, gerr := client.AppsV1().Deployments(d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
+		if gerr != nil || now.ResourceVersion == p.ResourceVersion || !onlyStatusMoved(d, now) {
+			return nil, patchError(ctx, client, d, p, err)
+		}
+		renewed, rerr := reguard(p, now.ResourceVersion)
+		if rerr != nil {
+			return nil, patchError(ctx, client, d, p, err)
+		}
+		body = renewed
 	}
-	return nil, patchError(ctx, client, d, p, err)
+}
+
+// onlyStatusMoved reports whether now differs from the previewed d in status (and
+// resourceVersion) alone.
+func onlyStatusMoved(d, now *appsv1.Deployment) bool {
+	return now.Generation == d.Generation &&
+		apiequality.Semantic.DeepEqual(now.Spec, d.Spec) &&
+		apiequality.Semantic.DeepEqual(now.Labels, d.Labels) &&
+		apiequality.Semantic.DeepEqual(now.Annotations, d.Annotations)
+}
+
+// reguard guards kubectl's patch body with resourceVersion rv instead.
+func reguard(p *rollout.Patch, rv string) ([]byte, error) {
+	if p.Type == types.JSONPatchType {
+		return rollout.GuardJSONPatch(p.Kubectl, rv)
+	}
+	return rollout.GuardMergePatch(p.Kubectl, rv)
 }
 
 // patchError turns a failed patch into one line that says what happened and what to do.

@@ -236,7 +236,7 @@ func printCleanup(w io.Writer, p *planner.Plan) {
 		return
 	}
 	when := "when the rollout completes"
-	if p.Outcome == planner.OutcomePaused {
+	if p.Paused {
 		when = "at the paused controller's next sync"
 	}
 	fmt.Fprintf(w, "Cleanup: revisionHistoryLimit %s deletes %s %s:\n", limit, plural(len(p.Cleanup), "old ReplicaSet"), when)
