@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -187,7 +188,16 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	var desired *appsv1.Deployment
 	if o.Change.Any() {
 		var warnings []string
-		desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.In, o.Now())
+		for attempt := 0; ; attempt++ {
+			desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.In, o.Now())
+			if !apierrors.IsConflict(err) || attempt == 4 || o.Change.Filename == "-" {
+				break
+			}
+			// The controller updated the Deployment's status meanwhile: read it again.
+			if st, err = cluster.LoadLive(ctx, cs, o.Namespace, o.Name); err != nil {
+				return err
+			}
+		}
 		if err != nil && drive.IsHeld(st.Deployment) {
 			return fmt.Errorf("deployment %s/%s is held by drive for a change already, and this change cannot be compared with it (%v): run `kubectl rollplan drive deploy/%s` without change flags to continue it", o.Namespace, o.Name, err, o.Name)
 		}

@@ -26,7 +26,9 @@ func (d *Driver) check(ctx context.Context, snap *Snapshot) error {
 	}
 	dep := snap.Deployment
 	d.mu.Lock()
-	d.dep = dep // the freshest read: writes predict the generation from it
+	if dep.Generation >= d.dep.Generation {
+		d.dep = dep // a fresh read: writes predict the generation from it
+	}
 	d.mu.Unlock()
 	if edits := specEdits(dep, snap, s); len(edits) > 0 {
 		msg := fmt.Sprintf("%s was edited while drive held it: %s. Drive stopped without writing; the Deployment stays held. Review the edit, then `kubectl rollplan resume deploy/%s` hands it back to the controller, or `kubectl rollplan abort deploy/%s` walks back",

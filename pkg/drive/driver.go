@@ -151,7 +151,8 @@ type Driver struct {
 	// that has not caught up from a change by someone else.
 	written   map[string]int64
 	stepsRun  int
-	stopRenew func() // stops the lease renewal (before the hand-back)
+	stopRenew func()                  // stops the lease renewal (before the hand-back)
+	cancelRun context.CancelCauseFunc // ends the run (the hold is lost)
 	confirmed bool   // the takeover was confirmed: do not ask again for the first step
 }
 
@@ -339,14 +340,9 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	} else if err := d.acquire(ctx, p.Snapshot); err != nil {
 		return nil, err
 	}
-	renewDone := make(chan struct{})
-	renewCtx, stopRenew := context.WithCancel(ctx)
-	go func() {
-		defer close(renewDone)
-		d.renewLoop(renewCtx, cancel)
-	}()
-	d.stopRenew = func() { stopRenew(); <-renewDone }
-	defer d.stopRenew()
+	d.cancelRun = cancel
+	d.startRenew(ctx)
+	defer func() { d.stopRenew() }()
 
 	if d.opts.Abort && d.state.Phase != PhaseAbort {
 		if err := d.startAbort(ctx); err != nil {
@@ -385,7 +381,11 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", d.ref(), err)
 		}
 		if len(rest) == 0 {
-			return d.finish(ctx, snap)
+			res, err := d.finish(ctx)
+			if errors.Is(err, errReplan) {
+				continue
+			}
+			return res, err
 		}
 		step := rest[0]
 		done := max(d.state.Step, d.state.Steps-len(rest))
@@ -446,6 +446,17 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		}
 		needBake = true
 	}
+}
+
+// startRenew starts renewing the lease in the background (stopRenew stops it).
+func (d *Driver) startRenew(ctx context.Context) {
+	done := make(chan struct{})
+	rctx, stop := context.WithCancel(ctx)
+	go func() {
+		defer close(done)
+		d.renewLoop(rctx, d.cancelRun)
+	}()
+	d.stopRenew = func() { stop(); <-done }
 }
 
 // holdReason says why the run stops before the step after done, "" to go on.

@@ -76,7 +76,21 @@ func HandBackPreview(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (*appsv1.De
 
 // finish hands the Deployment back at the end of the drive (or the abort), waits until the
 // controller reports the rollout complete at the right revision, and tidies the ReplicaSets.
-func (d *Driver) finish(ctx context.Context, snap *Snapshot) (*Result, error) {
+func (d *Driver) finish(ctx context.Context) (*Result, error) {
+	// No lease renewal from here on: the hand-back is guarded by the generation and the
+	// annotation of one fresh read, which a renewal would change.
+	d.stopRenew()
+	snap, err := d.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.check(ctx, snap); err != nil {
+		return nil, err
+	}
+	if rest, err := PlanSteps(d.state.Bounds(), snap.Start()); err != nil || len(rest) > 0 {
+		d.startRenew(ctx) // something moved since the last read: go on driving
+		return nil, errReplan
+	}
 	d.mu.Lock()
 	s, annValue := d.state, d.annValue
 	d.mu.Unlock()
@@ -90,9 +104,6 @@ func (d *Driver) finish(ctx context.Context, snap *Snapshot) (*Result, error) {
 	}
 	if err := d.leaseOK(); err != nil {
 		return nil, err
-	}
-	if d.stopRenew != nil {
-		d.stopRenew()
 	}
 	out, err := patchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl))
 	if errors.Is(err, ErrGuard) {

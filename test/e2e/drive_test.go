@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -627,7 +628,11 @@ func TestDriveUnpauseGuard(t *testing.T) {
 		if res := c.Plugin(t, "guard", "install"); res.ExitCode != 0 {
 			t.Fatalf("guard install: %s", res.Stderr)
 		}
-		t.Cleanup(func() { c.Plugin(t, "guard", "uninstall") })
+		t.Cleanup(func() {
+			if err := drive.UninstallGuard(context.Background(), c.Client); err != nil {
+				t.Errorf("uninstall the guard: %v", err)
+			}
+		})
 		s := newDriveSetup(t, 10, "25%", "25%")
 		rec := s.c.RecordReplicaSets(t, s.ns)
 		res := s.plugin(t, "drive", "deploy/web", "--image", "app=nginx:1.19", "--yes", "--until-step", "1")
