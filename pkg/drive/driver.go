@@ -153,7 +153,7 @@ type Driver struct {
 	stepsRun  int
 	stopRenew func()                  // stops the lease renewal (before the hand-back)
 	cancelRun context.CancelCauseFunc // ends the run (the hold is lost)
-	confirmed bool   // the takeover was confirmed: do not ask again for the first step
+	confirmed bool                    // the takeover was confirmed: do not ask again for the first step
 }
 
 // New returns a Driver for opts.
