@@ -205,7 +205,7 @@ func (s *simulation) isScalingEvent() bool {
 func (s *simulation) syncScale() {
 	var cleanup []*replicaSet
 	if s.d.Spec.Paused {
-		cleanup = s.cleanupDeployment()
+		cleanup = s.cleanupDeployment(true)
 	}
 	s.scale()
 	if s.d.Spec.Paused {

@@ -17,7 +17,13 @@ func atoi(s string) (int, error) { return strconv.Atoi(s) }
 // (ties: creation time), skipping any with pods or a generation not yet observed.
 //
 // Mirrors cleanupDeployment, pkg/controller/deployment/sync.go, v1.36.3.
-func (s *simulation) cleanupDeployment() []*replicaSet {
+//
+// newestFirst hands the old ReplicaSets over newest first, as sync() does (scale() has sorted
+// them so in place, in FindActiveOrLatest); rolloutRolling and rolloutRecreate hand them over
+// oldest first. The order matters only when a revision does not parse: ReplicaSetsByRevision
+// then falls back to creation time, which is not a consistent order, and the sort's result
+// depends on where it starts.
+func (s *simulation) cleanupDeployment(newestFirst bool) []*replicaSet {
 	limit := s.d.Spec.RevisionHistoryLimit
 	if limit == nil || *limit == 1<<31-1 {
 		return nil
@@ -27,6 +33,9 @@ func (s *simulation) cleanupDeployment() []*replicaSet {
 		if !rs.deleting {
 			cleanable = append(cleanable, rs)
 		}
+	}
+	if newestFirst {
+		slices.Reverse(cleanable)
 	}
 	diff := int32(len(cleanable)) - *limit
 	if diff <= 0 {
@@ -63,7 +72,7 @@ func (s *simulation) cleanupInFirstSync() {
 	if s.sync != 1 || !s.completeAtStart {
 		return
 	}
-	for _, rs := range s.cleanupDeployment() {
+	for _, rs := range s.cleanupDeployment(false) {
 		rs.deleted = true
 		s.wrote = true
 		s.plan.Cleanup = append(s.plan.Cleanup, CleanupEntry{Name: rs.name, Revision: rs.revision})
@@ -115,7 +124,7 @@ func (s *simulation) finish() *Plan {
 	// is a scaling event that goes through sync() instead, and scale() leaves a lone active
 	// ReplicaSet of the right size (and its stale annotation) alone, so nothing is deleted.
 	if complete && !s.d.Spec.Paused && !s.isScalingEvent() {
-		for _, rs := range s.cleanupDeployment() {
+		for _, rs := range s.cleanupDeployment(false) {
 			p.Cleanup = append(p.Cleanup, CleanupEntry{Name: rs.name, Revision: rs.revision})
 		}
 	}
