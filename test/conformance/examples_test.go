@@ -208,6 +208,25 @@ func TestExamples(t *testing.T) {
 				return f.finish(false)
 			},
 		},
+		{
+			// Planner bug found by seed 6 #1500: the planner deleted nothing. With an
+			// unparsable revision (web-<v2>) ReplicaSetsByRevision is not a consistent order
+			// and the sort's result depends on its input order; sync() hands the old
+			// ReplicaSets to cleanupDeployment newest first (FindActiveOrLatest sorted them in
+			// place), so web-<v2> sorts first and is deleted.
+			name: "paused cleanup with an unparsable revision sorts the old ReplicaSets from newest first",
+			build: func() *fixture {
+				f := newFixture("web", 22, "app:v5").rollingUpdate("5", "33%")
+				f.d.Spec.Paused = true
+				f.d.Spec.RevisionHistoryLimit = ptr.To[int32](3)
+				desired, max := f.scaledAt(22)
+				f.addRS(rsOpts{image: "app:v1", replicas: 3, available: 3, revision: 2, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v2", replicas: 0, available: 0, revision: 3, badRevision: true, created: 193, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v3", replicas: 5, available: 5, created: 738, desired: desired, max: max})
+				f.addRS(rsOpts{image: "app:v4", replicas: 13, available: 0, revision: 5, created: 756, desired: desired, max: max})
+				return f.finish(true)
+			},
+		},
 	}
 	for _, tc := range cases {
 		for _, readiness := range readinesses {
