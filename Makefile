@@ -44,8 +44,9 @@ test: unit conformance e2e ## every test: unit, conformance against the upstream
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
 
-bench: ## benchmarks (planner speed and memory)
+bench: build ## benchmarks (planner speed and memory; drive's reaction time beside the controller's on a local cluster, skipped when its binaries cannot be built)
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/planner/...
+	$(GO) test -tags e2e -run '^$$' -bench DriveReactionTime -benchtime 3x -count=1 ./test/e2e/
 
 update-golden: ## regenerate golden files
 	$(GO) test ./... -update
