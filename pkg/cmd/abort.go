@@ -62,7 +62,7 @@ func NewCmdAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 			if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 				return err
 			}
-			o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+			o.Client = driveClient(f)
 			return o.Run(cmd.Context())
 		},
 	}
