@@ -221,6 +221,9 @@ func (o *ActionOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if held, err := resumeHeld(ctx, o, client, state); held {
+		return err
+	}
 	a, err := o.preview(state)
 	if err != nil {
 		return err

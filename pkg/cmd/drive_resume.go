@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
+)
+
+// resumeHeld handles `kubectl rollplan resume` on a Deployment held by drive, and reports
+// whether it did: kubectl's unpause patch would leave strategy Recreate set, and the
+// controller would then scale every old ReplicaSet to 0 at once. Instead it shows what the
+// controller does once the Deployment is handed back at its current state, and (unless a dry
+// run) makes drive's guarded hand-back write (drive.HandBack): original strategy, paused as
+// it was, the drive annotation removed.
+func resumeHeld(ctx context.Context, o *ActionOptions, client kubernetes.Interface, state *cluster.State) (bool, error) {
+	if o.Verb != rollout.VerbResume || !drive.IsHeld(state.Deployment) {
+		return false, nil
+	}
+	after, err := drive.HandBackPreview(state.Deployment, state.ReplicaSets)
+	if err != nil {
+		return true, err
+	}
+	plan, err := rollout.Plan(after, state.ReplicaSets, o.readiness())
+	if err != nil {
+		return true, err
+	}
+	fmt.Fprintf(o.Out, "deployment %s/%s is %s: resume hands it back to the controller where it stands (strategy %s, paused %v); the controller then makes:\n\n",
+		o.Namespace, o.Name, drive.Held(state.Deployment, time.Now()), strategyWords(after.Spec.Strategy), after.Spec.Paused)
+	if err := printer.PrintPlan(o.Out, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+		return true, err
+	}
+	fmt.Fprintln(o.Out)
+	if o.DryRun != cmdutil.DryRunNone {
+		_, err := fmt.Fprintf(o.Out, "deployment.apps/%s handed back by drive%s\n", o.Name, dryRunSuffix(o.DryRun))
+		return true, err
+	}
+	if _, err := drive.HandBack(ctx, client, o.Namespace, o.Name, drive.HandBackOptions{Wait: true, Progress: o.ErrOut}); err != nil {
+		return true, err
+	}
+	_, err = fmt.Fprintf(o.Out, "deployment.apps/%s handed back by drive\n", o.Name)
+	return true, err
+}
