@@ -108,6 +108,9 @@ type rsOpts struct {
 	statusReplicas *int32
 	// staleGeneration leaves status.observedGeneration one behind metadata.generation.
 	staleGeneration bool
+	// deleting sets metadata.deletionTimestamp (the ReplicaSet is being deleted, for example
+	// by a foreground cascading delete that waits for its pods).
+	deleting bool
 	// orphan leaves out the ownerReference: an orphan whose labels match the selector, which
 	// the controller adopts.
 	orphan bool
@@ -187,6 +190,10 @@ func (f *fixture) addRS(o rsOpts) *apps.ReplicaSet {
 	}
 	if o.orphan {
 		rs.OwnerReferences = nil
+	}
+	if o.deleting {
+		rs.DeletionTimestamp = ptr.To(metav1.NewTime(epoch.Add(time.Hour)))
+		rs.Finalizers = []string{metav1.FinalizerDeleteDependents}
 	}
 	if o.statusReplicas != nil {
 		rs.Status.Replicas, rs.Status.FullyLabeledReplicas = *o.statusReplicas, *o.statusReplicas

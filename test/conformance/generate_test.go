@@ -22,7 +22,7 @@ import (
 //   - a new template, the template of the newest ReplicaSet (a rollout in flight, a steady
 //     state, or a plain scaling event), or the template of an older ReplicaSet (a rollback
 //     that reuses it); replica changes together with template changes;
-//   - orphans with matching labels, which the controller adopts;
+//   - orphans with matching labels, which the controller adopts; ReplicaSets being deleted;
 //   - paused Deployments, revisionHistoryLimit nil and 0..3 (and the default 10),
 //     minReadySeconds changes, progressDeadlineSeconds unset or disabled, collisionCount,
 //     Deployment annotations the controller copies to its new ReplicaSet, long names.
@@ -188,6 +188,7 @@ func generate(r *rand.Rand) *fixture {
 			o.badRevision = true
 		}
 		o.orphan = r.Intn(30) == 0
+		o.deleting = !o.orphan && r.Intn(40) == 0 // the controller adopts no orphan being deleted
 		if r.Intn(12) == 0 {
 			// The ReplicaSet controller has not caught up: pods still starting or
 			// terminating, perhaps the last spec change not yet observed.
