@@ -752,9 +752,16 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 		return nil, fmt.Errorf("create replicaset %s/%s: %w", dep.Namespace, rs.Name, err)
 	}
 	d.recordWrite(out)
-	d.out.linef("step %d/%d: created %s (revision %s) with %d replicas", number, of, out.Name, out.Annotations[planner.RevisionAnnotation], n)
-	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonCreated, "Created replica set %s with %d replicas (step %d/%d, drive)", out.Name, n, number, of)
+	d.out.linef("step %d/%d: created %s (revision %s) with %s", number, of, out.Name, out.Annotations[planner.RevisionAnnotation], replicaWord(n))
+	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonCreated, "Created replica set %s with %s (step %d/%d, drive)", out.Name, replicaWord(n), number, of)
 	return out, nil
+}
+
+func replicaWord(n int32) string {
+	if n == 1 {
+		return "1 replica"
+	}
+	return fmt.Sprintf("%d replicas", n)
 }
 
 // newReplicaSetFor builds the new ReplicaSet of dep: name <deployment>-<hash>, the template

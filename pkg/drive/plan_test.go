@@ -209,7 +209,7 @@ func TestPlanStepsErrors(t *testing.T) {
 func checkPlan(t testing.TB, b Bounds, s Start, steps []Step) {
 	t.Helper()
 	cur := s.clone()
-	startedLone := loneBelowReplicas(b, s.New.Replicas, s.Old)
+	startedLone := lone(b, s.New.Replicas, s.Old)
 	for i, st := range steps {
 		where := fmt.Sprintf("step %d (%+v)", i+1, st)
 		before := cur.pods()
@@ -248,7 +248,7 @@ func checkPlan(t testing.TB, b Bounds, s Start, steps []Step) {
 		state := cur.clone()
 		state.New.Replicas = st.New.To
 		check := func(what string) {
-			if !startedLone && loneBelowReplicas(b, state.New.Replicas, state.Old) {
+			if !startedLone && lone(b, state.New.Replicas, state.Old) {
 				t.Fatalf("%s: after %s a lone active ReplicaSet is below replicas: new %d, old %+v", where, what, state.New.Replicas, state.Old)
 			}
 		}
@@ -278,6 +278,22 @@ func checkPlan(t testing.TB, b Bounds, s Start, steps []Step) {
 	if !cur.Complete(b) {
 		t.Fatalf("plan ends incomplete: %+v", cur)
 	}
+}
+
+// lone is the state the paused controller corrects, written independently of the planner:
+// exactly one ReplicaSet with replicas, and not at spec.replicas.
+func lone(b Bounds, newReplicas int32, olds []Counts) bool {
+	sizes := []int32{newReplicas}
+	for _, o := range olds {
+		sizes = append(sizes, o.Replicas)
+	}
+	var active []int32
+	for _, n := range sizes {
+		if n > 0 {
+			active = append(active, n)
+		}
+	}
+	return len(active) == 1 && active[0] != b.Replicas
 }
 
 func renumber(steps []Step) []Step {
