@@ -83,6 +83,20 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 		d.ref(), describeStrategy(st.OriginalStrategy), Annotation, st.NewReplicaSet, st.Revision)
 	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonTakeover, "Took over the rollout to %s (revision %d): paused, strategy Recreate; original strategy %s kept in %s (plan %s, %s)",
 		st.NewReplicaSet, st.Revision, describeStrategy(st.OriginalStrategy), Annotation, st.PlanID, d.identity)
+	// A sync the controller began before it saw the takeover may still write: wait until it
+	// has observed it, then take the ReplicaSets as they are as the baseline.
+	if err := d.waitObserved(ctx, dep.Generation); err != nil {
+		return err
+	}
+	snap, err := d.read(ctx)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	for _, rs := range snap.ReplicaSets {
+		d.lastWritten[rs.Name] = replicas(rs)
+	}
+	d.mu.Unlock()
 	// The hash is the one of the template the API server stored: if admission changed the
 	// template, follow it.
 	if tk.Reuse == nil {
@@ -127,6 +141,21 @@ func DryRunTakeover(ctx context.Context, client kubernetes.Interface, tk *Takeov
 		return fmt.Errorf("server-side dry run of the takeover of deployment %s/%s: %w", upd.Namespace, upd.Name, err)
 	}
 	return nil
+}
+
+// waitObserved waits (watch) until the controller reports status.observedGeneration >= gen.
+// A cluster whose deployment controller does not run never does: after 15 s it goes on with
+// a warning.
+func (d *Driver) waitObserved(ctx context.Context, gen int64) error {
+	err := d.view.wait(ctx, 15*time.Second, func() (bool, error) {
+		dep := d.view.deployment()
+		return dep != nil && dep.Status.ObservedGeneration >= gen, nil
+	}, nil)
+	if errors.Is(err, errTimeout) {
+		d.out.linef("warning: the deployment controller has not observed the takeover of %s after 15s (is it running?): going on", d.ref())
+		return nil
+	}
+	return err
 }
 
 func heldNote(d *appsv1.Deployment) string {

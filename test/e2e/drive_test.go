@@ -666,3 +666,74 @@ func TestDriveUnpauseGuard(t *testing.T) {
 		t.Logf("controller writes after the hand-back: %v", rec.Events())
 	})
 }
+
+// TestDriveDryRunAndRefusals: --dry-run (client and server) prints the plan and where it
+// differs from the controller's, and changes nothing; a Deployment with
+// revisionHistoryLimit 0 is refused with the reason.
+func TestDriveDryRunAndRefusals(t *testing.T) {
+	s := newDriveSetup(t, 10, "0", "25%")
+	before := s.c.Kubectl(t, "get", "deploy,rs", "-n", s.ns, "-o", "jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}").Stdout
+	for _, mode := range []string{"--dry-run", "--dry-run=server"} {
+		res := s.plugin(t, "drive", "deploy/web", "--image", "app=nginx:1.19", mode)
+		if res.ExitCode != 0 {
+			t.Fatalf("drive %s: exit %d\n%s", mode, res.ExitCode, res.Stderr)
+		}
+		for _, want := range []string{"extra pod (maxSurge 0)", "The controller (v1.36.3", "Where drive differs, and why:", "maxSurge is 0", "(dry run: nothing changed)"} {
+			if !strings.Contains(res.Stdout, want) {
+				t.Errorf("drive %s: output lacks %q:\n%s", mode, want, res.Stdout)
+			}
+		}
+		if mode == "--dry-run=server" && !strings.Contains(res.Stdout, "the API server accepts the takeover write") {
+			t.Errorf("drive --dry-run=server did not report the server dry run:\n%s", res.Stdout)
+		}
+	}
+	after := s.c.Kubectl(t, "get", "deploy,rs", "-n", s.ns, "-o", "jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}").Stdout
+	if before != after {
+		t.Errorf("a dry run changed objects:\nbefore %s\nafter  %s", before, after)
+	}
+
+	c, ns := s.c, s.ns
+	d := c.CreateDeployment(t, ns, framework.NewDeployment("nohistory").Replicas(2).RevisionHistoryLimit(0))
+	c.WaitForRollout(t, ns, d.Name, time.Minute)
+	res := c.Plugin(t, "drive", "deploy/nohistory", "-n", ns, "--image", "app=nginx:1.19", "--yes")
+	if res.ExitCode != 1 || !strings.Contains(res.Stderr, "revisionHistoryLimit 0") {
+		t.Errorf("drive of a Deployment with revisionHistoryLimit 0: exit %d, want 1 with the reason: %s", res.ExitCode, res.Stderr)
+	}
+}
+
+// TestDriveAdoptInFlight: the controller's own rollout stalls (new pods held at new 5, old
+// 8); drive refuses it without --adopt, and with --adopt takes it over where it stands and
+// finishes it without a controller write, within the bounds.
+func TestDriveAdoptInFlight(t *testing.T) {
+	s := newDriveSetup(t, 10, "25%", "25%")
+	pre := s.c.RecordReplicaSets(t, s.ns)
+	s.c.UpdateDeployment(t, s.ns, "web", func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19"
+		framework.SetHold(&d.Spec.Template, true)
+	})
+	pre.WaitFor(t, 30*time.Second, func(w []framework.RSWrite, _ []framework.ScalingEvent) bool { return len(w) >= 3 })
+	pre.WaitQuiet(t, 2*time.Second, 30*time.Second)
+	pre.Stop()
+
+	res := s.plugin(t, "drive", "deploy/web", "--yes")
+	if res.ExitCode != 1 || !strings.Contains(res.Stderr, "rollout in flight") || !strings.Contains(res.Stderr, "--adopt") {
+		t.Fatalf("drive without --adopt: exit %d, want 1 naming --adopt: %s", res.ExitCode, res.Stderr)
+	}
+	mon := watchPods(t, s.c, s.ns, int(s.bounds.MaxPods()), int(s.bounds.MinAvailable()))
+	rec := s.c.RecordReplicaSets(t, s.ns)
+	drv := s.start(t, "drive", "deploy/web", "--adopt", "--yes")
+	s.waitState(t, 30*time.Second, func(*drive.State, *appsv1.Deployment) bool { return true })
+	stop := s.c.AutoRelease(t, s.ns, "")
+	code := drv.wait(t, 90*time.Second)
+	stop()
+	if code != 0 {
+		t.Fatalf("drive --adopt: exit %d\n%s", code, drv.stderr.String())
+	}
+	t.Logf("drive --adopt:\n%s%s", drv.stdout.String(), drv.stderr.String())
+	writes := rec.WaitQuiet(t, 2*time.Second, 30*time.Second)
+	if ev := rec.Events(); len(ev) != 0 {
+		t.Errorf("the deployment-controller scaled ReplicaSets after the adoption: %v (drive wrote %v)", ev, s.describe(writes))
+	}
+	mon.assertBounds(t)
+	s.assertHandedBack(t, 2, "nginx:1.19", 10)
+}
