@@ -72,7 +72,10 @@ const (
 	// ReadinessNever, or because pods that exist already stay unavailable). After
 	// progressDeadlineSeconds without progress the controller reports ProgressDeadlineExceeded.
 	OutcomeStalled Outcome = "Stalled"
-	// OutcomeNoChange: the controller makes no ReplicaSet write at all.
+	// OutcomeNoChange: the Deployment is complete and the controller makes no ReplicaSet
+	// write at all. Precedence of the outcomes: complete without a write is NoChange;
+	// complete is Complete; otherwise Paused for a paused Deployment, else Stalled (a
+	// stuck rollout without a write is Stalled, not NoChange).
 	OutcomeNoChange Outcome = "NoChange"
 	// OutcomePaused: the Deployment is paused; the paused controller's writes (proportional
 	// scaling) are the steps, and a pending template change is not rolled out until resumed.
@@ -222,7 +225,10 @@ type Step struct {
 	Decision Decision
 	// Wait says what the controller waits for before making the write.
 	Wait Wait
-	// Sync numbers the simulated controller sync (from 1) that makes the write.
+	// Sync numbers the simulated controller sync (from 1) that makes the write. It orders
+	// and groups writes (writes of one sync happen together); it is not the count of the
+	// controller's real syncs, which also include syncs that only update the Deployment's
+	// status (under batched the controller may need one more before pods become available).
 	Sync int
 	// Replicas holds spec.replicas of every ReplicaSet after the write, indexed like
 	// Plan.ReplicaSets.
