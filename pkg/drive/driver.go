@@ -296,9 +296,13 @@ type stepTimeout struct {
 	have   int32
 	waited time.Duration
 	pods   []string
+	msg    string // instead of the availability message
 }
 
 func (e *stepTimeout) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
 	return fmt.Sprintf("ReplicaSet %s has %d of %d pods available after %s", e.rs, e.have, e.want, e.waited.Round(time.Second))
 }
 
@@ -432,7 +436,10 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		case errors.Is(err, errReplan):
 			continue
 		case errors.As(err, &to):
-			d.out.linef("step %d/%d: %v; pods not available:", number, of, to)
+			d.out.linef("step %d/%d: %v", number, of, to)
+			if len(to.pods) > 0 {
+				d.out.linef("pods not available:")
+			}
 			for _, p := range to.pods {
 				d.out.linef("  %s", p)
 			}
@@ -486,6 +493,13 @@ func (d *Driver) sleep(ctx context.Context, t time.Duration) error {
 func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number, of int) error {
 	began := time.Now()
 	target := snap.ReplicaSet(step.New.Name)
+	if step.Create || step.New.To > step.New.From {
+		// The bound counts pods: the pods of earlier scale-downs must be gone (terminating)
+		// before new ones are added, or the two ReplicaSets' pods overlap for a moment.
+		if err := d.waitScaledDown(ctx, step.New.Name, number, of); err != nil {
+			return err
+		}
+	}
 	var gen int64
 	switch {
 	case step.Create:
@@ -536,6 +550,39 @@ func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number,
 	return nil
 }
 
+// waitScaledDown waits (watch) until every ReplicaSet but target has no more pods than its
+// spec.replicas, as its status reports them once the ReplicaSet controller has seen the
+// driver's last write (status.replicas does not count terminating pods).
+func (d *Driver) waitScaledDown(ctx context.Context, target string, number, of int) error {
+	var waitingFor string
+	cond := func() (bool, error) {
+		if err := d.interrupted(); err != nil {
+			return false, err
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for name := range d.lastWritten {
+			rs := d.view.replicaSet(name)
+			if name == target || rs == nil {
+				continue
+			}
+			if rs.Generation < d.written[name] || rs.Status.ObservedGeneration < rs.Generation || rs.Status.Replicas > replicas(rs) {
+				waitingFor = fmt.Sprintf("%s has %d pods, %d wanted", name, rs.Status.Replicas, replicas(rs))
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	tick := func(w time.Duration) {
+		d.out.statusf("step %d/%d: waiting for old pods to go: %s (%s)", number, of, waitingFor, w.Round(time.Second))
+	}
+	err := d.view.wait(ctx, d.progressTimeout(), cond, tick)
+	if errors.Is(err, errTimeout) {
+		return &stepTimeout{msg: fmt.Sprintf("old pods are not going away: %s", waitingFor)}
+	}
+	return err
+}
+
 func describeCounts(s Start) string {
 	parts := []string{fmt.Sprintf("%s %d/%d", s.New.Name, s.New.available(), s.New.Replicas)}
 	for _, o := range s.Old {
@@ -547,13 +594,7 @@ func describeCounts(s Start) string {
 // waitAvailable waits (watch) until ReplicaSet name, at generation gen or later, reports
 // want available pods, or something changes that needs a re-plan.
 func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want int32, number, of int, began time.Time) error {
-	timeout := d.opts.ProgressTimeout
-	if timeout <= 0 {
-		timeout = 600 * time.Second
-		if p := d.deployment().Spec.ProgressDeadlineSeconds; p != nil {
-			timeout = time.Duration(*p) * time.Second
-		}
-	}
+	timeout := d.progressTimeout()
 	var have int32
 	cond := func() (bool, error) {
 		if err := d.interrupted(); err != nil {
@@ -574,6 +615,18 @@ func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want
 		return &stepTimeout{rs: name, want: want, have: have, waited: time.Since(began), pods: d.unavailablePods(ctx, name)}
 	}
 	return err
+}
+
+// progressTimeout is --progress-timeout, or the Deployment's progressDeadlineSeconds
+// (600 s when unset).
+func (d *Driver) progressTimeout() time.Duration {
+	if d.opts.ProgressTimeout > 0 {
+		return d.opts.ProgressTimeout
+	}
+	if p := d.deployment().Spec.ProgressDeadlineSeconds; p != nil {
+		return time.Duration(*p) * time.Second
+	}
+	return 600 * time.Second
 }
 
 // interrupted checks the watched Deployment and ReplicaSets for a change that needs the
