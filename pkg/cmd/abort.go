@@ -108,8 +108,8 @@ func (o *AbortOptions) Run(ctx context.Context) error {
 		return err
 	}
 	s := p.Snapshot.State
-	fmt.Fprintf(o.Out, "abort walks deployment %s/%s back from %s to %s in %d steps (at most %d pods, at least %d available), then hands it back with the previous template\n",
-		o.Namespace, o.Name, s.NewReplicaSet, s.PreviousReplicaSet, len(p.Steps), p.Bounds.MaxPods(), p.Bounds.MinAvailable())
+	fmt.Fprintf(o.Out, "abort walks deployment %s/%s back from %s to %s in %s (at most %d pods, at least %d available), then hands it back with the previous template\n",
+		o.Namespace, o.Name, s.NewReplicaSet, s.PreviousReplicaSet, plural(len(p.Steps), "step"), p.Bounds.MaxPods(), p.Bounds.MinAvailable())
 	if err := drive.PrintPlan(o.Out, p.Bounds, p.Steps, p.Done); err != nil {
 		return err
 	}
