@@ -426,6 +426,7 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 				if err := d.startAbort(ctx); err != nil {
 					return nil, err
 				}
+				d.confirmed = true // the abort answer confirms the first step back
 				continue
 			}
 		}

@@ -737,3 +737,32 @@ func TestDriveAdoptInFlight(t *testing.T) {
 	mon.assertBounds(t)
 	s.assertHandedBack(t, 2, "nginx:1.19", 10)
 }
+
+// TestDrivePromptOnTerminal runs drive on a pseudo-terminal (util-linux `script`): it asks
+// before each step; "c" then "h" makes step 1 and holds (exit 4); run again, "a" at the next
+// prompt aborts: walked back and handed back with the previous template (exit 0).
+func TestDrivePromptOnTerminal(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no `script` command (util-linux) to give drive a terminal")
+	}
+	s := newDriveSetup(t, 4, "25%", "25%")
+	run := func(answers string, args ...string) (int, string) {
+		cmdline := strings.Join(append([]string{s.c.PluginPath()}, append(args, "-n", s.ns)...), " ")
+		cmd := exec.Command(script, "-qfec", cmdline, "/dev/null")
+		cmd.Env = s.c.Env()
+		cmd.Stdin = strings.NewReader(answers)
+		out, _ := cmd.CombinedOutput()
+		return cmd.ProcessState.ExitCode(), strings.ReplaceAll(string(out), "\r", "")
+	}
+	code, out := run("c\nh\n", "drive", "deploy/web", "--image", "app=nginx:1.19")
+	if code != 4 || !strings.Contains(out, "step 1/3: create web-") || !strings.Contains(out, "[c]ontinue, [h]old, [a]bort?") ||
+		!strings.Contains(out, "held at the prompt before step 2/3") {
+		t.Fatalf("first run: exit %d, want 4 after step 1 and a hold at the prompt:\n%s", code, out)
+	}
+	code, out = run("a\n", "drive", "deploy/web")
+	if code != 0 || !strings.Contains(out, "walked back") {
+		t.Fatalf("second run: exit %d, want 0 after an abort at the prompt:\n%s", code, out)
+	}
+	s.assertHandedBack(t, 3, "nginx:1.18", 4)
+}
