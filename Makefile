@@ -4,9 +4,14 @@ GO ?= go
 BIN := _output/bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# make dist: the release version (krew/VERSION, semver with a leading v) and the time stamped on
+# every archive entry (the commit's time), so the same commit always gives the same bytes.
+DIST_VERSION ?= $(shell cat krew/VERSION)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+DIST_FLAGS = -version $(DIST_VERSION) -commit $(COMMIT) -mtime $(SOURCE_DATE_EPOCH) -go $(GO)
 LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSION) -X github.com/rollplan/kubectl-rollplan/pkg/cmd.commit=$(COMMIT)
 
-.PHONY: all build test unit conformance e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet
+.PHONY: all build test unit conformance e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 
 all: build
 
@@ -39,7 +44,18 @@ e2e: build cluster-binaries ## end-to-end tests (test/e2e) on a private local cl
 	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
 	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 ./test/e2e/...
 
-test: unit conformance e2e ## every test: unit, conformance against the upstream controller, e2e on the local cluster
+dist: ## reproducible static archives for linux, darwin, windows x amd64, arm64, checksums.txt and the Krew manifest, in dist/
+	$(GO) run ./hack/dist $(DIST_FLAGS) -out dist
+
+manifest: ## a release step: make dist, and write the top-level plugins.yaml from it (commit the result)
+	$(GO) run ./hack/dist $(DIST_FLAGS) -out dist -manifest-out plugins.yaml
+
+# test-dist (build tag e2e, test/dist): dist/ against Krew's rules, rebuilt byte for byte from a
+# copy of the source, installed as Krew installs it, run and completed through kubectl v1.36.3.
+test-dist: dist cluster-binaries ## the release archives: Krew's rules, reproducibility, Krew-style install, kubectl plugin discovery and completion
+	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
+
+test: unit conformance e2e test-dist ## every test: unit, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
