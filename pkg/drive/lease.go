@@ -97,6 +97,18 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 		d.lastWritten[rs.Name] = replicas(rs)
 	}
 	d.mu.Unlock()
+	// A copy of an earlier drive's annotation left on an old ReplicaSet (a driver stopped
+	// between its hand-back and its tidy) would come back onto the Deployment with
+	// `kubectl rollout undo` to that revision: remove it.
+	var stale []*appsv1.ReplicaSet
+	for _, rs := range snap.ReplicaSets {
+		if v, ok := rs.Annotations[Annotation]; ok && v != d.annValue && rs.Name != st.NewReplicaSet {
+			stale = append(stale, rs)
+		}
+	}
+	if err := tidyReplicaSets(ctx, d.client, stale, "", nil); err != nil {
+		d.out.linef("warning: remove stale copies of %s: %v", Annotation, err)
+	}
 	// The hash is the one of the template the API server stored: if admission changed the
 	// template, follow it.
 	if tk.Reuse == nil {
