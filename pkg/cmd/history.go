@@ -98,15 +98,7 @@ func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 		Short:                 "Show a Deployment's revisions, restarts, renumbered revisions and what cleanup deletes next",
 		Long:                  historyLong,
 		Example:               historyExample,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(f, o),
 	}
 	cmd.Flags().Int64Var(&o.Revision, "revision", 0, "Print the pod template of this revision.")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "Print a unified diff of two revisions' pod templates: --diff A B, or --diff alone for the previous revision against the current one. Uses KUBECTL_EXTERNAL_DIFF when set.")
@@ -118,7 +110,7 @@ func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 
 // Complete resolves the Deployment's name, the two revisions of --diff A B, the namespace and
 // the client.
-func (o *HistoryOptions) Complete(f cmdutil.Factory, args []string) error {
+func (o *HistoryOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
 	if o.Diff && len(args) >= 3 {
 		a, errA := strconv.ParseInt(args[len(args)-2], 10, 64)
 		b, errB := strconv.ParseInt(args[len(args)-1], 10, 64)
