@@ -87,7 +87,7 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 		Short:                 "Preview the ReplicaSet writes a Deployment change makes",
 		Long:                  previewLong,
 		Example:               previewExample,
-		RunE: runE(f, o),
+		RunE:                  runE(f, o),
 	}
 	o.Change.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.Readiness, "readiness", o.Readiness, "When pods become available: batched (once the controller stops writing), instant (before every next sync) or never (new pods never do: where does it stall?).")

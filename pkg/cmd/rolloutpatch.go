@@ -155,7 +155,7 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 		Short:                 short,
 		Long:                  long,
 		Example:               example,
-		RunE: runE(f, o),
+		RunE:                  runE(f, o),
 	}
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
