@@ -90,15 +90,12 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 		RunE:                  runE(f, o),
 	}
 	o.Change.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.Readiness, "readiness", o.Readiness, "When pods become available: batched (once the controller stops writing), instant (before every next sync) or never (new pods never do: where does it stall?).")
+	addReadinessFlag(cmd, &o.Readiness)
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
 	cmd.Flags().BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d when the plan ends Stalled.", ExitStalled))
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table in the human output; the middle of a longer plan is elided (0: all).")
 	o.Output.AddFlags(cmd)
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
-	_ = cmd.RegisterFlagCompletionFunc("readiness", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"batched", "instant", "never"}, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 
@@ -123,8 +120,8 @@ func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []
 
 // Validate checks the flags.
 func (o *PreviewOptions) Validate() error {
-	if _, err := planner.ParseReadiness(o.Readiness); err != nil {
-		return fmt.Errorf("--readiness: %w", err)
+	if err := validateReadiness(o.Readiness); err != nil {
+		return err
 	}
 	if !o.Output.Human() {
 		if _, err := o.Output.ToPrinter(); err != nil {

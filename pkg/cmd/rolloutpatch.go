@@ -160,7 +160,7 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
 	if o.Verb != rollout.VerbPause {
-		cmd.Flags().StringVar(&o.Readiness, "readiness", o.Readiness, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync) or never.")
+		addReadinessFlag(cmd, &o.Readiness)
 	}
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
 	o.Output.AddFlags(cmd)
@@ -185,8 +185,8 @@ func (o *ActionOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 
 // Validate checks the flags.
 func (o *ActionOptions) Validate() error {
-	if _, err := planner.ParseReadiness(o.Readiness); err != nil {
-		return fmt.Errorf("--readiness: %w", err)
+	if err := validateReadiness(o.Readiness); err != nil {
+		return err
 	}
 	if o.FieldManager == "" {
 		return fmt.Errorf("--field-manager must not be empty")

@@ -92,7 +92,7 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	cmd.Flags().Int64Var(&o.ToRevision, "to-revision", 0, "The revision to roll back to. Default 0: the previous revision.")
 	cmd.Flags().BoolVar(&o.PatchOnly, "patch-only", false, "Print only kubectl's JSON patch and change nothing.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print only the patch, as json or yaml, instead of the preview (the patch is still applied unless --dry-run).")
-	cmd.Flags().StringVar(&o.Readiness, "readiness", o.Readiness, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync) or never.")
+	addReadinessFlag(cmd, &o.Readiness)
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
@@ -118,8 +118,8 @@ func (o *UndoOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []str
 // Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
 // it as a revision not found, and so does the preview.
 func (o *UndoOptions) Validate() error {
-	if _, err := planner.ParseReadiness(o.Readiness); err != nil {
-		return fmt.Errorf("--readiness: %w", err)
+	if err := validateReadiness(o.Readiness); err != nil {
+		return err
 	}
 	switch o.Output {
 	case "", "json", "yaml":
