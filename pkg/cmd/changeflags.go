@@ -148,3 +148,44 @@ func loadState(ctx context.Context, client func() (kubernetes.Interface, error),
 	}
 	return st, err
 }
+
+// Desired applies the change flags to the Deployment of st (nil with -f: a Deployment not
+// created yet, put in namespace) and validates the result as the API server would. It is
+// the offline form: the template has client-side defaults only.
+func (c *ChangeFlags) Desired(st *cluster.State, namespace string, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
+	desired, warnings, err := c.Apply(st.Deployment, st.Owned(), in, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if desired.Namespace == "" {
+		desired.Namespace = namespace
+	}
+	if err := change.Validate(desired); err != nil {
+		// Wrapped: found on the client, not "from server" as kubectl would label an API status.
+		return nil, nil, fmt.Errorf("the change is invalid: %w", err)
+	}
+	return desired, warnings, nil
+}
+
+// ServerDesired is Desired, then a server-side dry run of the result: it returns the
+// Deployment the API server would store (defaulted, validated, admitted; nothing persisted),
+// with the live status kept. When the dry run is forbidden it falls back to client-side
+// defaults and warns that the new ReplicaSet's name may differ.
+func (c *ChangeFlags) ServerDesired(ctx context.Context, cs kubernetes.Interface, st *cluster.State, namespace string, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
+	desired, warnings, err := c.Desired(st, namespace, in, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	server, err := change.DryRunUpdate(ctx, cs, desired)
+	switch {
+	case errors.Is(err, change.ErrDryRunForbidden):
+		warnings = append(warnings, "no permission for a server-side dry run ('update' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ")
+		return change.ApplyDefaults(desired), warnings, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	if st.Deployment != nil {
+		server.Status = st.Deployment.Status
+	}
+	return server, warnings, nil
+}

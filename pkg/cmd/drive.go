@@ -23,7 +23,6 @@ import (
 	"k8s.io/kubectl/pkg/util/term"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 )
@@ -203,7 +202,7 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	if o.Change.Any() {
 		var warnings []string
 		for attempt := 0; ; attempt++ {
-			desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.In, o.Now())
+			desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.Namespace, o.In, o.Now())
 			if !apierrors.IsConflict(err) || attempt == 4 || o.Change.Filename == "-" {
 				break
 			}
@@ -369,29 +368,6 @@ func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) 
 			}
 		}
 	}
-}
-
-// ServerDesired applies the change flags to the live Deployment of st and returns the
-// Deployment the API server would store (a server-side dry run; client-side defaults when
-// the dry run is forbidden, with a warning), status kept from the live one.
-func (c *ChangeFlags) ServerDesired(ctx context.Context, cs kubernetes.Interface, st *cluster.State, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
-	desired, warnings, err := c.Apply(st.Deployment, st.Owned(), in, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := change.Validate(desired); err != nil {
-		return nil, nil, err
-	}
-	server, err := change.DryRunUpdate(ctx, cs, desired)
-	switch {
-	case errors.Is(err, change.ErrDryRunForbidden):
-		warnings = append(warnings, "no permission for a server-side dry run ('update' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ")
-		return change.ApplyDefaults(desired), warnings, nil
-	case err != nil:
-		return nil, nil, err
-	}
-	server.Status = st.Deployment.Status
-	return server, warnings, nil
 }
 
 // DriveStatusOptions holds the flags of "kubectl rollplan drive status".

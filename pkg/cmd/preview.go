@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -180,41 +178,19 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 // desired applies the change flags to the state and, against a cluster, gets the exact
 // server-defaulted template from a dry run.
 func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, now time.Time) (*appsv1.Deployment, []string, error) {
-	live := state.Deployment
 	if !o.Change.Any() {
-		return live, nil, nil
-	}
-	desired, warnings, err := o.Change.Apply(live, state.Owned(), o.In, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	if desired.Namespace == "" {
-		desired.Namespace = o.Namespace
-	}
-	if err := change.Validate(desired); err != nil {
-		// Wrapped: found on the client, not "from server" as kubectl would label an API status.
-		return nil, nil, fmt.Errorf("the change is invalid: %w", err)
+		return state.Deployment, nil, nil
 	}
 	if o.StateFile != "" {
-		if o.Change.Filename != "" {
+		desired, warnings, err := o.Change.Desired(state, o.Namespace, o.In, now)
+		if err == nil && o.Change.Filename != "" {
 			warnings = append(warnings, "offline: the manifest's template is defaulted client-side; the new ReplicaSet's name may differ from the one the server-defaulted template gets")
 		}
-		return desired, warnings, nil
+		return desired, warnings, err
 	}
 	cs, err := o.Client()
 	if err != nil {
 		return nil, nil, err
 	}
-	server, err := change.DryRunUpdate(ctx, cs, desired)
-	switch {
-	case errors.Is(err, change.ErrDryRunForbidden):
-		warnings = append(warnings, "no permission for a server-side dry run ('update' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ")
-		return desired, warnings, nil
-	case err != nil:
-		return nil, nil, err
-	}
-	if live != nil {
-		server.Status = live.Status
-	}
-	return server, warnings, nil
+	return o.Change.ServerDesired(ctx, cs, state, o.Namespace, o.In, now)
 }
