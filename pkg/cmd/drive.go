@@ -256,6 +256,10 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 		return o.dryRun(ctx, cs, prep)
 	}
 	res, err := d.Run(ctx, prep)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted (Ctrl-C, SIGTERM): the lease is released and the Deployment stays held.
+		return NewExitError(ExitHeld, fmt.Sprintf("interrupted (%v): deployment %s/%s stays held where it is; run drive again to continue, `kubectl rollplan abort` to walk back, or `kubectl rollplan resume` to hand it back to the controller", err, o.Namespace, o.Name))
+	}
 	if err != nil {
 		return err
 	}
