@@ -11,11 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 )
 
@@ -28,10 +26,9 @@ type AbortOptions struct {
 	Force           bool
 	DryRun          bool
 
-	Namespace, Name string
-	Client          func() (kubernetes.Interface, error)
-	Now             func() time.Time
-	Terminal        func() bool
+	Target
+	Now      func() time.Time
+	Terminal func() bool
 	genericiooptions.IOStreams
 }
 
@@ -54,15 +51,9 @@ func NewCmdAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 			kubectl rollplan abort deploy/web
 			kubectl rollplan abort web --yes`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := cluster.ResolveArgs(args)
-			if err != nil {
+			if err := o.Target.complete(f, args, "", driveClient(f)); err != nil {
 				return err
 			}
-			o.Name = name
-			if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
-				return err
-			}
-			o.Client = driveClient(f)
 			return o.Run(cmd.Context())
 		},
 	}
@@ -121,5 +112,5 @@ func (o *AbortOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return (&DriveOptions{Namespace: o.Namespace, Name: o.Name, IOStreams: o.IOStreams}).report(res)
+	return (&DriveOptions{Target: o.Target, IOStreams: o.IOStreams}).report(res)
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -49,5 +51,38 @@ func validateReadiness(s string) error {
 	if _, err := planner.ParseReadiness(s); err != nil {
 		return fmt.Errorf("--readiness: %w", err)
 	}
+	return nil
+}
+
+// Target is the Deployment a command acts on and the client that reaches it; the commands'
+// Options embed it.
+type Target struct {
+	Namespace string
+	Name      string
+	// Client returns the clientset (built lazily, so that offline commands need no kubeconfig).
+	Client func() (kubernetes.Interface, error)
+}
+
+// complete resolves args ("deploy/NAME", "NAME" or "deployment NAME"), the namespace of -n or
+// the kubeconfig, and the client (f's clientset when client is nil). With a stateFile the
+// namespace is the one -n names, or empty ("as the file says"), and a kubeconfig is optional.
+func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) error {
+	name, err := cluster.ResolveArgs(args)
+	if err != nil {
+		return err
+	}
+	t.Name = name
+	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil && stateFile == "" {
+		return err
+	}
+	t.Namespace = ns
+	if stateFile != "" && !explicit {
+		t.Namespace = ""
+	}
+	if client == nil {
+		client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+	}
+	t.Client = client
 	return nil
 }

@@ -76,11 +76,9 @@ type DriveOptions struct {
 	Force           bool
 	DryRun          string
 
-	Namespace string
-	Name      string
-	// Client returns the clientset; Now is the clock; Terminal says whether stdin and
-	// stderr are a terminal (prompts and the live progress line).
-	Client   func() (kubernetes.Interface, error)
+	Target
+	// Now is the clock; Terminal says whether stdin and stderr are a terminal (prompts and
+	// the live progress line).
 	Now      func() time.Time
 	Terminal func() bool
 
@@ -137,17 +135,8 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 }
 
 // Complete resolves the namespace, the Deployment's name and the client.
-func (o *DriveOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	name, err := cluster.ResolveArgs(args)
-	if err != nil {
-		return err
-	}
-	o.Name = name
-	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
-		return err
-	}
-	o.Client = driveClient(f)
-	return nil
+func (o *DriveOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	return o.Target.complete(f, args, "", driveClient(f))
 }
 
 // driveClient returns a clientset whose client-side rate limit (QPS 50, burst 100) does not
@@ -376,11 +365,9 @@ func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) 
 
 // DriveStatusOptions holds the flags of "kubectl rollplan drive status".
 type DriveStatusOptions struct {
-	Output    string
-	Namespace string
-	Name      string
-	Client    func() (kubernetes.Interface, error)
-	Now       func() time.Time
+	Output string
+	Target
+	Now func() time.Time
 	genericiooptions.IOStreams
 }
 
@@ -395,15 +382,9 @@ func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *c
 			kubectl rollplan drive status deploy/web
 			kubectl rollplan drive status web -o json`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := cluster.ResolveArgs(args)
-			if err != nil {
+			if err := o.Target.complete(f, args, "", nil); err != nil {
 				return err
 			}
-			o.Name = name
-			if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
-				return err
-			}
-			o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
 			return o.Run(cmd.Context())
 		},
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/describe"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -66,11 +65,9 @@ type HistoryOptions struct {
 	StateFile string
 	Output    *printer.OutputFlags
 
-	Namespace string
-	Name      string
-	// Client returns the clientset; Now is the clock AGE is computed from; Exec runs
-	// KUBECTL_EXTERNAL_DIFF; Getenv reads the environment.
-	Client func() (kubernetes.Interface, error)
+	Target
+	// Now is the clock AGE is computed from; Exec runs KUBECTL_EXTERNAL_DIFF; Getenv reads
+	// the environment.
 	Now    func() time.Time
 	Exec   exec.Interface
 	Getenv func(string) string
@@ -122,21 +119,7 @@ func (o *HistoryOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []st
 			args = args[:len(args)-2]
 		}
 	}
-	name, err := cluster.ResolveArgs(args)
-	if err != nil {
-		return err
-	}
-	o.Name = name
-	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil && o.StateFile == "" {
-		return err
-	}
-	o.Namespace = ns
-	if o.StateFile != "" && !explicit {
-		o.Namespace = ""
-	}
-	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
-	return nil
+	return o.Target.complete(f, args, o.StateFile, nil)
 }
 
 // Validate checks the flags.

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -56,11 +55,9 @@ type PreviewOptions struct {
 	MaxSteps    int
 	Output      *printer.OutputFlags
 
-	Namespace string
-	Name      string
-	// Client returns the clientset; Now is the clock.
-	Client func() (kubernetes.Interface, error)
-	Now    func() time.Time
+	Target
+	// Now is the clock.
+	Now func() time.Time
 
 	genericiooptions.IOStreams
 }
@@ -98,22 +95,8 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 }
 
 // Complete resolves the namespace, the Deployment's name and the client.
-func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	name, err := cluster.ResolveArgs(args)
-	if err != nil {
-		return err
-	}
-	o.Name = name
-	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil && o.StateFile == "" {
-		return err
-	}
-	o.Namespace = ns
-	if o.StateFile != "" && !explicit {
-		o.Namespace = "" // the file says which namespace
-	}
-	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
-	return nil
+func (o *PreviewOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	return o.Target.complete(f, args, o.StateFile, nil)
 }
 
 // Validate checks the flags.

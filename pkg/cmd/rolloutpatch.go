@@ -125,11 +125,9 @@ type ActionOptions struct {
 	// human preview; kubectl's result line then goes to stderr.
 	Output *printer.OutputFlags
 
-	Namespace string
-	Name      string
-	// Client returns the clientset; Now is the clock restart's restartedAt comes from.
-	Client func() (kubernetes.Interface, error)
-	Now    func() time.Time
+	Target
+	// Now is the clock restart's restartedAt comes from.
+	Now func() time.Time
 
 	genericiooptions.IOStreams
 }
@@ -173,14 +171,7 @@ func (o *ActionOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
 		return err
 	}
-	if o.Name, err = cluster.ResolveArgs(args); err != nil {
-		return err
-	}
-	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
-		return err
-	}
-	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
-	return nil
+	return o.Target.complete(f, args, "", nil)
 }
 
 // Validate checks the flags.

@@ -60,10 +60,7 @@ type UndoOptions struct {
 	MaxSteps     int
 	DryRun       cmdutil.DryRunStrategy
 
-	Namespace string
-	Name      string
-	// Client returns the clientset.
-	Client func() (kubernetes.Interface, error)
+	Target
 
 	genericiooptions.IOStreams
 }
@@ -105,14 +102,7 @@ func (o *UndoOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []str
 	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
 		return err
 	}
-	if o.Name, err = cluster.ResolveArgs(args); err != nil {
-		return err
-	}
-	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
-		return err
-	}
-	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
-	return nil
+	return o.Target.complete(f, args, "", nil)
 }
 
 // Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
