@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -28,47 +29,31 @@ func NewCmdGuard(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 			kubectl rollplan guard install
 			kubectl rollplan guard print | kubectl apply -f -`),
 	}
-	client := func(cmd *cobra.Command) (context.Context, error) {
-		ctx := cmd.Context()
-		if ctx == nil {
-			ctx = context.Background()
+	// action is install or uninstall: do with the clientset, then say what was done.
+	action := func(use, short string, do func(context.Context, kubernetes.Interface) error, done string) *cobra.Command {
+		return &cobra.Command{
+			Use:   use,
+			Short: short,
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				ctx := cmd.Context()
+				if ctx == nil {
+					ctx = context.Background()
+				}
+				cs, err := f.KubernetesClientSet()
+				if err != nil {
+					return err
+				}
+				if err := do(ctx, cs); err != nil {
+					return err
+				}
+				fmt.Fprintf(streams.Out, "validatingadmissionpolicy.admissionregistration.k8s.io/%s and its binding %s\n", drive.GuardName, done)
+				return nil
+			},
 		}
-		return ctx, nil
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "install",
-		Short: "Create (or update) the guard policy and binding",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, _ := client(cmd)
-			cs, err := f.KubernetesClientSet()
-			if err != nil {
-				return err
-			}
-			if err := drive.InstallGuard(ctx, cs); err != nil {
-				return err
-			}
-			fmt.Fprintf(streams.Out, "validatingadmissionpolicy.admissionregistration.k8s.io/%s and its binding installed\n", drive.GuardName)
-			return nil
-		},
-	})
-	cmd.AddCommand(&cobra.Command{
-		Use:   "uninstall",
-		Short: "Delete the guard policy and binding",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, _ := client(cmd)
-			cs, err := f.KubernetesClientSet()
-			if err != nil {
-				return err
-			}
-			if err := drive.UninstallGuard(ctx, cs); err != nil {
-				return err
-			}
-			fmt.Fprintf(streams.Out, "validatingadmissionpolicy.admissionregistration.k8s.io/%s and its binding deleted\n", drive.GuardName)
-			return nil
-		},
-	})
+	cmd.AddCommand(action("install", "Create (or update) the guard policy and binding", drive.InstallGuard, "installed"))
+	cmd.AddCommand(action("uninstall", "Delete the guard policy and binding", drive.UninstallGuard, "deleted"))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "print",
 		Short: "Print the guard policy and binding as YAML (for kubectl apply -f -)",
