@@ -1,0 +1,34 @@
+// Package planner is the pure engine of kubectl-rollplan: it reproduces, on the client, the
+// decisions the Deployment controller of Kubernetes v1.36.3
+// (k8s.io/kubernetes/pkg/controller/deployment) makes for one Deployment, and returns them as
+// a Plan: every ReplicaSet replica write, in order, and how the rollout ends.
+//
+// State in, plan out: Simulate takes the desired Deployment and the ReplicaSets the
+// controller claims, plays the controller's syncs, and between syncs plays the ReplicaSet
+// controller under an explicit readiness assumption (batched, instant, never). It imports
+// only k8s.io/api, k8s.io/apimachinery and k8s.io/utils; no client, no clock, no I/O.
+//
+// Modelled, function by function (each docstring names the upstream function it mirrors):
+//   - syncDeployment's order: paused -> sync(); scaling event -> sync(); Recreate or
+//     RollingUpdate.
+//   - RollingUpdate: ResolveFenceposts, new ReplicaSet creation in the same sync as an old
+//     scale-down, NewRSNewReplicas, scaling a new ReplicaSet above spec.replicas down,
+//     reconcileOldReplicaSets with cleanupUnhealthyReplicas and oldest-first scale-down, any
+//     number of old ReplicaSets.
+//   - Recreate: every old ReplicaSet to 0, wait for their pods, then the new one at replicas.
+//   - scale(): the lone active (or latest) ReplicaSet, a saturated new ReplicaSet, and
+//     proportional scaling from the max-replicas annotations with leftovers to the largest,
+//     including the controller's int32 arithmetic; cleanup while paused.
+//   - The new ReplicaSet's identity: template equality ignoring pod-template-hash (a rollback
+//     reuses an old ReplicaSet and renumbers it, with revision-history), ComputeHash with
+//     the collision count, hash collisions (one failed sync each), name truncation.
+//   - cleanupDeployment under revisionHistoryLimit at completion, in the controller's order.
+//
+// Not modelled: time (minReadySeconds, progressDeadlineSeconds: a stall reports the deadline
+// instead), pods without a ReplicaSet that counts them (Recreate's podMap), resourceVersion
+// conflicts and informer lag, the deprecated rollbackTo annotation (an error), ReplicaSets
+// released because their labels stopped matching, and Deployment status writes as syncs (so
+// Step.Sync orders writes but is not the controller's own sync count). The conformance test
+// in test/conformance runs the upstream controller beside this package on thousands of
+// scenarios; the e2e tests compare it with a real cluster.
+package planner
