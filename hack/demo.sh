@@ -22,7 +22,7 @@ hack/cluster/up.sh
 export KUBECONFIG=$ROLLPLAN_CLUSTER_DIR/kubeconfig
 
 say "3. A sample Deployment: web, 10 replicas of nginx:1.18, RollingUpdate 25%/25%"
-"$kubectl" create deployment web --image=nginx:1.18 --replicas=10
+"$kubectl" create deployment web --image=nginx:1.18 --replicas=10 --save-config
 "$kubectl" rollout status deployment/web --timeout=120s
 
 # The new version's pods carry the label rollplan.test/hold: kwok keeps such pods unready
