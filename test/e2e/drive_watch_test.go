@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
@@ -53,37 +52,15 @@ func watchPods(t testing.TB, c *framework.Cluster, ns string, maxPods, minAvail 
 		m.pods[list.Items[i].Name] = &list.Items[i]
 	}
 	m.check("start")
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, driveWatcher(func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	err = framework.Watch(ctx, list.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		return c.Client.CoreV1().Pods(ns).Watch(ctx, o)
-	}))
+	}, &m.done, m.record)
 	if err != nil {
 		cancel()
 		t.Fatalf("watch pods in %s: %v", ns, err)
 	}
-	m.done.Add(1)
-	go func() {
-		defer m.done.Done()
-		defer w.Stop()
-		for {
-			select {
-			case <-w.Done():
-				return
-			case ev, ok := <-w.ResultChan():
-				if !ok {
-					return
-				}
-				m.record(ev)
-			}
-		}
-	}()
 	t.Cleanup(func() { m.stop() })
 	return m
-}
-
-type driveWatcher func(context.Context, metav1.ListOptions) (watch.Interface, error)
-
-func (f driveWatcher) WatchWithContext(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-	return f(ctx, o)
 }
 
 func (m *podMonitor) record(ev watch.Event) {
@@ -202,47 +179,37 @@ func watchReplicaSets(t testing.TB, client kubernetes.Interface, ns string) *rsT
 	for i := range list.Items {
 		tl.last[list.Items[i].Name] = &list.Items[i]
 	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, driveWatcher(func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	err = framework.Watch(ctx, list.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		return client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
-	}))
+	}, &tl.done, tl.record)
 	if err != nil {
 		cancel()
 		t.Fatalf("watch replicasets in %s: %v", ns, err)
 	}
-	tl.done.Add(1)
-	go func() {
-		defer tl.done.Done()
-		defer w.Stop()
-		for {
-			select {
-			case <-w.Done():
-				return
-			case ev, ok := <-w.ResultChan():
-				if !ok {
-					return
-				}
-				now := time.Now()
-				rs, ok := ev.Object.(*appsv1.ReplicaSet)
-				if !ok || ev.Type == watch.Error {
-					continue
-				}
-				tl.mu.Lock()
-				prev := tl.last[rs.Name]
-				s := rsSample{at: now, name: rs.Name, replicas: ptr.Deref(rs.Spec.Replicas, 1), available: rs.Status.AvailableReplicas}
-				s.specWrite = prev == nil || ptr.Deref(prev.Spec.Replicas, 1) != s.replicas
-				prevAvail := int32(0)
-				if prev != nil {
-					prevAvail = prev.Status.AvailableReplicas
-				}
-				s.fullUp = s.available > prevAvail && s.available >= s.replicas && s.replicas > 0
-				tl.last[rs.Name] = rs
-				tl.samples = append(tl.samples, s)
-				tl.mu.Unlock()
-			}
-		}
-	}()
 	t.Cleanup(tl.stop)
 	return tl
+}
+
+// record adds a sample for a ReplicaSet event: its replicas, whether spec.replicas changed,
+// and whether the event made the ReplicaSet fully available.
+func (tl *rsTimeline) record(ev watch.Event) {
+	now := time.Now()
+	rs, ok := ev.Object.(*appsv1.ReplicaSet)
+	if !ok || ev.Type == watch.Error {
+		return
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	prev := tl.last[rs.Name]
+	s := rsSample{at: now, name: rs.Name, replicas: ptr.Deref(rs.Spec.Replicas, 1), available: rs.Status.AvailableReplicas}
+	s.specWrite = prev == nil || ptr.Deref(prev.Spec.Replicas, 1) != s.replicas
+	prevAvail := int32(0)
+	if prev != nil {
+		prevAvail = prev.Status.AvailableReplicas
+	}
+	s.fullUp = s.available > prevAvail && s.available >= s.replicas && s.replicas > 0
+	tl.last[rs.Name] = rs
+	tl.samples = append(tl.samples, s)
 }
 
 func (tl *rsTimeline) stop() {

@@ -16,8 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/utils/ptr"
 )
 
@@ -130,26 +128,21 @@ func (c *Cluster) RecordReplicaSets(t testing.TB, ns string) *Recorder {
 		r.counts[ev.Name] = ev.Count
 	}
 
-	rsWatch, err := watchtools.NewRetryWatcherWithContext(ctx, rsList.ResourceVersion, watchFunc(
-		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return c.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
-		}))
+	err = Watch(ctx, rsList.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		return c.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
+	}, &r.done, r.unlessError(r.recordReplicaSet))
 	if err != nil {
 		cancel()
 		t.Fatalf("watch replicasets in %s: %v", ns, err)
 	}
-	evWatch, err := watchtools.NewRetryWatcherWithContext(ctx, evList.ResourceVersion, watchFunc(
-		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = evSelector
-			return c.Client.CoreV1().Events(ns).Watch(ctx, o)
-		}))
+	err = Watch(ctx, evList.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		o.FieldSelector = evSelector
+		return c.Client.CoreV1().Events(ns).Watch(ctx, o)
+	}, &r.done, r.unlessError(r.recordEvent))
 	if err != nil {
 		cancel()
 		t.Fatalf("watch events in %s: %v", ns, err)
 	}
-	r.done.Add(2)
-	go r.consume(rsWatch, r.recordReplicaSet)
-	go r.consume(evWatch, r.recordEvent)
 	t.Cleanup(func() {
 		r.Stop()
 		for _, err := range r.errs {
@@ -159,34 +152,17 @@ func (c *Cluster) RecordReplicaSets(t testing.TB, ns string) *Recorder {
 	return r
 }
 
-// watchFunc adapts a function to cache.WatcherWithContext.
-type watchFunc func(context.Context, metav1.ListOptions) (watch.Interface, error)
-
-func (f watchFunc) WatchWithContext(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-	return f(ctx, o)
-}
-
-var _ cache.WatcherWithContext = watchFunc(nil)
-
-func (r *Recorder) consume(w *watchtools.RetryWatcher, record func(watch.Event)) {
-	defer r.done.Done()
-	defer w.Stop()
-	for {
-		select {
-		case <-w.Done():
+// unlessError keeps a watch.Error event for the test's report and hands every other event
+// to record.
+func (r *Recorder) unlessError(record func(watch.Event)) func(watch.Event) {
+	return func(ev watch.Event) {
+		if ev.Type == watch.Error {
+			r.mu.Lock()
+			r.errs = append(r.errs, fmt.Errorf("watch error: %v", ev.Object))
+			r.mu.Unlock()
 			return
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return
-			}
-			if ev.Type == watch.Error {
-				r.mu.Lock()
-				r.errs = append(r.errs, fmt.Errorf("watch error: %v", ev.Object))
-				r.mu.Unlock()
-				continue
-			}
-			record(ev)
 		}
+		record(ev)
 	}
 }
 
