@@ -86,3 +86,37 @@ func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, cl
 	t.Client = client
 	return nil
 }
+
+// Writer is what the commands that write a Deployment add to Target: kubectl's --dry-run and
+// --field-manager, registered and checked in one place.
+type Writer struct {
+	Target
+	DryRun       cmdutil.DryRunStrategy
+	FieldManager string
+}
+
+// newWriter returns a Writer with the default field manager.
+func newWriter() Writer { return Writer{FieldManager: DefaultFieldManager} }
+
+// addFlags registers --dry-run=none|client|server and --field-manager on cmd.
+func (w *Writer) addFlags(cmd *cobra.Command) {
+	cmdutil.AddDryRunFlag(cmd)
+	cmdutil.AddFieldManagerFlagVar(cmd, &w.FieldManager, DefaultFieldManager)
+}
+
+// Complete resolves the dry-run strategy and the Target.
+func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	var err error
+	if w.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
+		return err
+	}
+	return w.Target.complete(f, args, "", nil)
+}
+
+// validate checks --field-manager.
+func (w *Writer) validate() error {
+	if w.FieldManager == "" {
+		return fmt.Errorf("--field-manager must not be empty")
+	}
+	return nil
+}

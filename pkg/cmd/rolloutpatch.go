@@ -116,16 +116,14 @@ func patchError(ctx context.Context, client kubernetes.Interface, d *appsv1.Depl
 // ActionOptions holds the flags and dependencies of "kubectl rollplan pause", "resume" and
 // "restart".
 type ActionOptions struct {
-	Verb         rollout.Verb
-	FieldManager string
-	Readiness    string
-	MaxSteps     int
-	DryRun       cmdutil.DryRunStrategy
+	Verb      rollout.Verb
+	Readiness string
+	MaxSteps  int
 	// Output prints the plan that follows as a RolloutPlan (json, yaml, ...) instead of the
 	// human preview; kubectl's result line then goes to stderr.
 	Output *printer.OutputFlags
 
-	Target
+	Writer
 	// Now is the clock restart's restartedAt comes from.
 	Now func() time.Time
 
@@ -135,13 +133,13 @@ type ActionOptions struct {
 // NewActionOptions returns ActionOptions for verb with defaults.
 func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *ActionOptions {
 	return &ActionOptions{
-		Verb:         verb,
-		FieldManager: DefaultFieldManager,
-		Readiness:    string(planner.ReadinessBatched),
-		MaxSteps:     40,
-		Output:       printer.NewOutputFlags(),
-		Now:          time.Now,
-		IOStreams:    streams,
+		Verb:      verb,
+		Writer:    newWriter(),
+		Readiness: string(planner.ReadinessBatched),
+		MaxSteps:  40,
+		Output:    printer.NewOutputFlags(),
+		Now:       time.Now,
+		IOStreams: streams,
 	}
 }
 
@@ -155,8 +153,7 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 		Example:               example,
 		RunE:                  runE(f, o),
 	}
-	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
+	o.Writer.addFlags(cmd)
 	if o.Verb != rollout.VerbPause {
 		addReadinessFlag(cmd, &o.Readiness)
 	}
@@ -165,22 +162,13 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 	return cmd
 }
 
-// Complete resolves the dry-run strategy, the Deployment's name, the namespace and the client.
-func (o *ActionOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	var err error
-	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
-		return err
-	}
-	return o.Target.complete(f, args, "", nil)
-}
-
 // Validate checks the flags.
 func (o *ActionOptions) Validate() error {
 	if err := validateReadiness(o.Readiness); err != nil {
 		return err
 	}
-	if o.FieldManager == "" {
-		return fmt.Errorf("--field-manager must not be empty")
+	if err := o.Writer.validate(); err != nil {
+		return err
 	}
 	if !o.Output.Human() {
 		if _, err := o.Output.ToPrinter(); err != nil {

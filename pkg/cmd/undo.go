@@ -52,15 +52,13 @@ var (
 
 // UndoOptions holds the flags and dependencies of "kubectl rollplan undo".
 type UndoOptions struct {
-	ToRevision   int64
-	PatchOnly    bool
-	Output       string
-	FieldManager string
-	Readiness    string
-	MaxSteps     int
-	DryRun       cmdutil.DryRunStrategy
+	ToRevision int64
+	PatchOnly  bool
+	Output     string
+	Readiness  string
+	MaxSteps   int
 
-	Target
+	Writer
 
 	genericiooptions.IOStreams
 }
@@ -68,10 +66,10 @@ type UndoOptions struct {
 // NewUndoOptions returns UndoOptions with defaults.
 func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
 	return &UndoOptions{
-		FieldManager: DefaultFieldManager,
-		Readiness:    string(planner.ReadinessBatched),
-		MaxSteps:     40,
-		IOStreams:    streams,
+		Writer:    newWriter(),
+		Readiness: string(planner.ReadinessBatched),
+		MaxSteps:  40,
+		IOStreams: streams,
 	}
 }
 
@@ -91,18 +89,8 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print only the patch, as json or yaml, instead of the preview (the patch is still applied unless --dry-run).")
 	addReadinessFlag(cmd, &o.Readiness)
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
-	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
+	o.Writer.addFlags(cmd)
 	return cmd
-}
-
-// Complete resolves the dry-run strategy, the Deployment's name, the namespace and the client.
-func (o *UndoOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	var err error
-	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
-		return err
-	}
-	return o.Target.complete(f, args, "", nil)
 }
 
 // Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
@@ -116,8 +104,8 @@ func (o *UndoOptions) Validate() error {
 	default:
 		return fmt.Errorf("unknown output format %q: undo prints its patch with -o json or -o yaml", o.Output)
 	}
-	if o.FieldManager == "" {
-		return errors.New("--field-manager must not be empty")
+	if err := o.Writer.validate(); err != nil {
+		return err
 	}
 	return nil
 }
