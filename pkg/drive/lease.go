@@ -6,183 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
-
-// takeover makes the one guarded write that takes the rollout over: spec.paused true,
-// strategy Recreate (rollingUpdate null), the new template, and the drive state with the
-// original strategy and paused value. spec.replicas keeps its live value until the new
-// ReplicaSet exists (a lone active ReplicaSet would be scaled by the paused controller).
-// A conflict caused only by the controller's status writes is retried; one caused by a
-// spec or annotation edit stops the drive.
-func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
-	live := tk.Live
-	now := d.now().UTC()
-	exp := now.Add(d.lease)
-	prev := ""
-	if tk.Previous != nil {
-		prev = tk.Previous.Name
-	}
-	st := &State{
-		Version:            StateVersion,
-		PlanID:             randomHex(6),
-		Phase:              PhaseForward,
-		OriginalStrategy:   *tk.Desired.Spec.Strategy.DeepCopy(),
-		OriginalPaused:     tk.Desired.Spec.Paused,
-		TargetHash:         tk.TargetHash,
-		NewReplicaSet:      tk.NewName,
-		PreviousReplicaSet: prev,
-		Revision:           tk.Revision,
-		Replicas:           tk.Bounds.Replicas,
-		MaxSurge:           tk.Bounds.MaxSurge,
-		MaxUnavailable:     tk.Bounds.MaxUnavailable,
-		Steps:              len(tk.Steps),
-		Holder:             d.identity,
-		LeaseExpires:       &exp,
-		LastHolder:         d.identity,
-		StartedAt:          now,
-		UpdatedAt:          now,
-		Adopted:            tk.Adopted,
-	}
-	for attempt := 0; ; attempt++ {
-		st.PendingReplicas = ptrDeref(live.Spec.Replicas, 1) != st.Replicas
-		st.Generation = live.Generation + 1
-		val, err := st.Encode()
-		if err != nil {
-			return err
-		}
-		upd := takeoverObject(tk.Desired, live, val)
-		out, err := d.client.AppsV1().Deployments(live.Namespace).Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager})
-		if err == nil {
-			d.mu.Lock()
-			d.state, d.annValue, d.dep = st, val, out
-			d.mu.Unlock()
-			break
-		}
-		if !apierrors.IsConflict(err) || attempt >= 4 {
-			return fmt.Errorf("take over %s: %w", d.ref(), err)
-		}
-		fresh, gerr := d.client.AppsV1().Deployments(live.Namespace).Get(ctx, live.Name, metav1.GetOptions{})
-		if gerr != nil {
-			return fmt.Errorf("take over %s: %w", d.ref(), gerr)
-		}
-		if fresh.Generation != live.Generation || IsHeld(fresh) {
-			return &StoppedError{Msg: fmt.Sprintf("%s changed while drive was preparing (generation %d -> %d%s): nothing was written; run drive again to plan from the new state",
-				d.ref(), live.Generation, fresh.Generation, heldNote(fresh))}
-		}
-		live = fresh // only status or metadata changed: retry on the fresh object
-	}
-	dep := d.deployment()
-	d.out.linef("took over %s: paused, strategy Recreate (original %s kept in annotation %s); new ReplicaSet %s, revision %d",
-		d.ref(), describeStrategy(st.OriginalStrategy), Annotation, st.NewReplicaSet, st.Revision)
-	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonTakeover, "Took over the rollout to %s (revision %d): paused, strategy Recreate; original strategy %s kept in %s (plan %s, %s)",
-		st.NewReplicaSet, st.Revision, describeStrategy(st.OriginalStrategy), Annotation, st.PlanID, d.identity)
-	// A sync the controller began before it saw the takeover may still write: wait until it
-	// has observed it, then take the ReplicaSets as they are as the baseline.
-	if err := d.waitObserved(ctx, dep.Generation); err != nil {
-		return err
-	}
-	snap, err := d.read(ctx)
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	for _, rs := range snap.ReplicaSets {
-		d.lastWritten[rs.Name] = replicas(rs)
-	}
-	d.mu.Unlock()
-	// A copy of an earlier drive's annotation left on an old ReplicaSet (a driver stopped
-	// between its hand-back and its tidy) would come back onto the Deployment with
-	// `kubectl rollout undo` to that revision: remove it.
-	var stale []*appsv1.ReplicaSet
-	for _, rs := range snap.ReplicaSets {
-		if v, ok := rs.Annotations[Annotation]; ok && v != d.annValue && rs.Name != st.NewReplicaSet {
-			stale = append(stale, rs)
-		}
-	}
-	if err := tidyReplicaSets(ctx, d.client, stale, "", nil); err != nil {
-		d.out.linef("warning: remove stale copies of %s: %v", Annotation, err)
-	}
-	// The hash is the one of the template the API server stored: if admission changed the
-	// template, follow it.
-	if tk.Reuse == nil {
-		hash := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount)
-		if hash != st.TargetHash {
-			name := planner.ReplicaSetName(dep.Name, hash)
-			d.out.linef("the API server changed the template (admission): new ReplicaSet %s instead of %s", name, st.NewReplicaSet)
-			if err := d.writeState(ctx, func(s *State) { s.TargetHash, s.NewReplicaSet = hash, name }); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// takeoverObject is the takeover write: desired, guarded by live's resourceVersion, paused,
-// with strategy Recreate (rollingUpdate null), live's spec.replicas and the drive state.
-func takeoverObject(desired, live *appsv1.Deployment, state string) *appsv1.Deployment {
-	upd := desired.DeepCopy()
-	upd.ResourceVersion = live.ResourceVersion
-	upd.Spec.Replicas = live.Spec.Replicas
-	upd.Spec.Paused = true
-	upd.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
-	if upd.Annotations == nil {
-		upd.Annotations = map[string]string{}
-	}
-	upd.Annotations[Annotation] = state
-	return upd
-}
-
-// DryRunTakeover sends the takeover write of tk with dryRun=All: validation and admission
-// (the guard, webhooks) run, nothing is stored.
-func DryRunTakeover(ctx context.Context, client kubernetes.Interface, tk *Takeover) error {
-	st := &State{Version: StateVersion, PlanID: "dry-run", Phase: PhaseForward, OriginalStrategy: tk.Desired.Spec.Strategy,
-		TargetHash: tk.TargetHash, NewReplicaSet: tk.NewName, Replicas: tk.Bounds.Replicas}
-	val, err := st.Encode()
-	if err != nil {
-		return err
-	}
-	upd := takeoverObject(tk.Desired, tk.Live, val)
-	if _, err := client.AppsV1().Deployments(upd.Namespace).Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
-		return fmt.Errorf("server-side dry run of the takeover of deployment %s/%s: %w", upd.Namespace, upd.Name, err)
-	}
-	return nil
-}
-
-// waitObserved waits (watch) until the controller reports status.observedGeneration >= gen.
-// A cluster whose deployment controller does not run never does: after 15 s it goes on with
-// a warning.
-func (d *Driver) waitObserved(ctx context.Context, gen int64) error {
-	err := d.view.wait(ctx, 15*time.Second, func() (bool, error) {
-		dep := d.view.deployment()
-		return dep != nil && dep.Status.ObservedGeneration >= gen, nil
-	}, nil)
-	if errors.Is(err, errTimeout) {
-		d.out.linef("warning: the deployment controller has not observed the takeover of %s after 15s (is it running?): going on", d.ref())
-		return nil
-	}
-	return err
-}
-
-func heldNote(d *appsv1.Deployment) string {
-	if IsHeld(d) {
-		return ", and another drive holds it now"
-	}
-	return ""
-}
-
-func describeStrategy(s appsv1.DeploymentStrategy) string {
-	if s.Type == appsv1.RollingUpdateDeploymentStrategyType && s.RollingUpdate != nil {
-		return fmt.Sprintf("RollingUpdate maxSurge %s maxUnavailable %s", s.RollingUpdate.MaxSurge.String(), s.RollingUpdate.MaxUnavailable.String())
-	}
-	return string(s.Type)
-}
 
 // acquire takes the lease of a held Deployment (guarded by the annotation's value).
 func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
@@ -264,6 +90,17 @@ func describeHolder(s *State) string {
 		return fmt.Sprintf("%s holds it now (plan %s)", s.Holder, s.PlanID)
 	}
 	return fmt.Sprintf("another drive (plan %s) holds it now", s.PlanID)
+}
+
+// startRenew starts renewing the lease in the background (stopRenew stops it).
+func (d *Driver) startRenew(ctx context.Context) {
+	done := make(chan struct{})
+	rctx, stop := context.WithCancel(ctx)
+	go func() {
+		defer close(done)
+		d.renewLoop(rctx, d.cancelRun)
+	}()
+	d.stopRenew = func() { stop(); <-done }
 }
 
 // renewLoop renews the lease every third of its duration until ctx ends. It cancels the run

@@ -1,0 +1,108 @@
+package drive
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// createNewRS creates the new ReplicaSet from the Deployment the API server returned, as
+// the controller would (getNewReplicaSet, pkg/controller/deployment/sync.go, v1.36.3) but
+// with n replicas and without the desired-replicas and max-replicas annotations.
+func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, number, of int) (*appsv1.ReplicaSet, error) {
+	if err := d.leaseOK(); err != nil {
+		return nil, err
+	}
+	dep := snap.Deployment
+	s := d.state
+	hash := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount)
+	if hash != s.TargetHash {
+		return nil, &StoppedError{Msg: fmt.Sprintf("%s: the template's hash is %s, the drive's target is %s: the template or status.collisionCount changed while held; see `kubectl rollplan drive status deploy/%s`", d.ref(), hash, s.TargetHash, d.opts.Name)}
+	}
+	rs := newReplicaSetFor(dep, hash, max(s.Revision, maxRevision(snap.ReplicaSets, "")+1), n)
+	out, err := d.client.AppsV1().ReplicaSets(dep.Namespace).Create(ctx, rs, metav1.CreateOptions{FieldManager: FieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		got, gerr := d.client.AppsV1().ReplicaSets(dep.Namespace).Get(ctx, rs.Name, metav1.GetOptions{})
+		if gerr != nil {
+			return nil, fmt.Errorf("get replicaset %s/%s: %w", dep.Namespace, rs.Name, gerr)
+		}
+		if c := metav1.GetControllerOfNoCopy(got); c == nil || c.UID != dep.UID || !planner.EqualIgnoreHash(&got.Spec.Template, &dep.Spec.Template) {
+			return nil, &StoppedError{Msg: fmt.Sprintf("%s: ReplicaSet %s exists with another owner or template (a hash collision): hand back with kubectl rollplan resume and let the controller roll out", d.ref(), rs.Name)}
+		}
+		return nil, errReplan
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create replicaset %s/%s: %w", dep.Namespace, rs.Name, err)
+	}
+	d.recordWrite(out)
+	d.out.linef("step %d/%d: created %s (revision %s) with %s", number, of, out.Name, out.Annotations[planner.RevisionAnnotation], replicaWord(n))
+	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonCreated, "Created replica set %s with %s (step %d/%d, drive)", out.Name, replicaWord(n), number, of)
+	return out, nil
+}
+
+func replicaWord(n int32) string {
+	if n == 1 {
+		return "1 replica"
+	}
+	return fmt.Sprintf("%d replicas", n)
+}
+
+// newReplicaSetFor builds the new ReplicaSet of dep: name <deployment>-<hash>, the template
+// with the pod-template-hash label, the selector with it, a controller ownerReference, the
+// Deployment's annotations but the skipped ones, and the revision.
+func newReplicaSetFor(dep *appsv1.Deployment, hash string, revision int64, n int32) *appsv1.ReplicaSet {
+	tmpl := dep.Spec.Template.DeepCopy()
+	labels := map[string]string{}
+	for k, v := range tmpl.Labels {
+		labels[k] = v
+	}
+	labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
+	tmpl.Labels = labels
+	sel := dep.Spec.Selector.DeepCopy()
+	if sel.MatchLabels == nil {
+		sel.MatchLabels = map[string]string{}
+	}
+	sel.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
+	ann := map[string]string{}
+	for k, v := range dep.Annotations {
+		if !skipCopyAnnotation(k) {
+			ann[k] = v
+		}
+	}
+	ann[planner.RevisionAnnotation] = fmt.Sprint(revision)
+	rsLabels := map[string]string{}
+	for k, v := range labels {
+		rsLabels[k] = v
+	}
+	return &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            planner.ReplicaSetName(dep.Name, hash),
+			Namespace:       dep.Namespace,
+			Labels:          rsLabels,
+			Annotations:     ann,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(dep, appsv1.SchemeGroupVersion.WithKind("Deployment"))},
+		},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas:        &n,
+			MinReadySeconds: dep.Spec.MinReadySeconds,
+			Selector:        sel,
+			Template:        *tmpl,
+		},
+	}
+}
+
+// skipCopyAnnotation mirrors deploymentutil's annotationsToSkip (v1.36.3).
+func skipCopyAnnotation(key string) bool {
+	switch key {
+	case corev1.LastAppliedConfigAnnotation, planner.RevisionAnnotation, planner.RevisionHistoryAnnotation,
+		planner.DesiredReplicasAnnotation, planner.MaxReplicasAnnotation, appsv1.DeprecatedRollbackTo:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,148 @@
+package drive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// runStep makes one step: scale the target up (or create it), wait for its pods, then scale
+// old ReplicaSets down with the availability there is.
+func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number, of int) error {
+	began := time.Now()
+	target := snap.ReplicaSet(step.New.Name)
+	if step.Create || step.New.To > step.New.From {
+		// The bound counts pods: the pods of earlier scale-downs must be gone (terminating)
+		// before new ones are added, or the two ReplicaSets' pods overlap for a moment.
+		if err := d.waitScaledDown(ctx, step.New.Name, number, of); err != nil {
+			return err
+		}
+	}
+	var gen int64
+	switch {
+	case step.Create:
+		rs, err := d.createNewRS(ctx, snap, step.New.To, number, of)
+		if err != nil {
+			return err
+		}
+		target, gen = rs, rs.Generation
+	case step.New.From != step.New.To:
+		rs, err := d.scale(ctx, target, step.New.From, step.New.To, number, of)
+		if err != nil {
+			return err
+		}
+		target, gen = rs, rs.Generation
+	default:
+		gen = target.Generation
+	}
+	if err := d.pendingReplicas(ctx); err != nil {
+		return err
+	}
+	if err := d.waitAvailable(ctx, target.Name, gen, step.WaitAvailable, number, of, began); err != nil {
+		return err
+	}
+	snap, err := d.read(ctx)
+	if err != nil {
+		return err
+	}
+	if err := d.check(ctx, snap); err != nil {
+		return err
+	}
+	start := snap.Start()
+	if start.New.Replicas != step.New.To || start.New.available() < step.WaitAvailable {
+		return errReplan
+	}
+	b := d.state.Bounds()
+	olds, _ := scaleDownOld(b, start)
+	for i, o := range olds {
+		if o.Replicas == start.Old[i].Replicas {
+			continue
+		}
+		if _, err := d.scale(ctx, snap.ReplicaSet(o.Name), start.Old[i].Replicas, o.Replicas, number, of); err != nil {
+			return err
+		}
+	}
+	after := Start{New: start.New, NewExists: true, Old: olds}
+	d.out.linef("step %d/%d done in %s: %s; pods %d, available %d (bounds: at most %d pods, at least %d available)",
+		number, of, time.Since(began).Round(10*time.Millisecond), describeCounts(after), after.pods(), after.available(), b.MaxPods(), b.MinAvailable())
+	return nil
+}
+
+func describeCounts(s Start) string {
+	parts := []string{fmt.Sprintf("%s %d/%d", s.New.Name, s.New.available(), s.New.Replicas)}
+	for _, o := range s.Old {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", o.Name, o.available(), o.Replicas))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// deployment returns the Deployment as last read or written.
+func (d *Driver) deployment() *appsv1.Deployment {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dep
+}
+
+// scale writes rs's spec.replicas from -> to (guarded), records it and an Event.
+func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int32, number, of int) (*appsv1.ReplicaSet, error) {
+	if rs == nil {
+		return nil, errReplan
+	}
+	if err := d.leaseOK(); err != nil {
+		return nil, err
+	}
+	var extra []patchOp
+	if _, ok := rs.Annotations[planner.DesiredReplicasAnnotation]; ok && rs.Name == d.targetName() && to > from {
+		// A desired-replicas annotation on the target would let the paused controller see
+		// it saturated (IsSaturated) and scale the others to 0 before drive does.
+		extra = append(extra, removeOp(annotationPath(planner.DesiredReplicasAnnotation)))
+	}
+	out, err := scaleReplicaSet(ctx, d.client, rs, from, to, extra...)
+	if errors.Is(err, ErrGuard) {
+		return nil, errReplan
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.recordWrite(out)
+	dir := "up"
+	if to < from {
+		dir = "down"
+	}
+	d.out.linef("step %d/%d: scaled %s %s from %d to %d", number, of, dir, rs.Name, from, to)
+	d.ev.emit(ctx, d.deployment(), corev1.EventTypeNormal, ReasonScaled, "Scaled %s replica set %s from %d to %d (step %d/%d, %s)", dir, rs.Name, from, to, number, of, d.phaseWord())
+	return out, nil
+}
+
+func (d *Driver) phaseWord() string {
+	if d.state.Phase == PhaseAbort {
+		return "abort"
+	}
+	return "drive"
+}
+
+func (d *Driver) targetName() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.state.Phase == PhaseAbort {
+		return d.state.PreviousReplicaSet
+	}
+	return d.state.NewReplicaSet
+}
+
+func (d *Driver) recordWrite(rs *appsv1.ReplicaSet) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.lastWritten[rs.Name] = replicas(rs)
+	if d.written == nil {
+		d.written = map[string]int64{}
+	}
+	d.written[rs.Name] = rs.Generation
+}

@@ -1,0 +1,108 @@
+package drive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// waitScaledDown waits (watch) until every ReplicaSet but target has no more pods than its
+// spec.replicas, as its status reports them once the ReplicaSet controller has seen the
+// driver's last write (status.replicas does not count terminating pods).
+func (d *Driver) waitScaledDown(ctx context.Context, target string, number, of int) error {
+	var waitingFor string
+	cond := func() (bool, error) {
+		if err := d.interrupted(); err != nil {
+			return false, err
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for name := range d.lastWritten {
+			rs := d.view.replicaSet(name)
+			if name == target || rs == nil {
+				continue
+			}
+			if rs.Generation < d.written[name] || rs.Status.ObservedGeneration < rs.Generation || rs.Status.Replicas > replicas(rs) {
+				waitingFor = fmt.Sprintf("%s has %d pods, %d wanted", name, rs.Status.Replicas, replicas(rs))
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	tick := func(w time.Duration) {
+		d.out.statusf("step %d/%d: waiting for old pods to go: %s (%s)", number, of, waitingFor, w.Round(time.Second))
+	}
+	err := d.view.wait(ctx, d.progressTimeout(), cond, tick)
+	if errors.Is(err, errTimeout) {
+		return &stepTimeout{msg: fmt.Sprintf("old pods are not going away: %s", waitingFor)}
+	}
+	return err
+}
+
+// waitAvailable waits (watch) until ReplicaSet name, at generation gen or later, reports
+// want available pods, or something changes that needs a re-plan.
+func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want int32, number, of int, began time.Time) error {
+	timeout := d.progressTimeout()
+	var have int32
+	cond := func() (bool, error) {
+		if err := d.interrupted(); err != nil {
+			return false, err
+		}
+		rs := d.view.replicaSet(name)
+		if rs == nil {
+			return false, nil
+		}
+		have = rs.Status.AvailableReplicas
+		return rs.Generation >= gen && rs.Status.ObservedGeneration >= rs.Generation && have >= want, nil
+	}
+	tick := func(waited time.Duration) {
+		d.out.statusf("step %d/%d: waiting for %s: %d/%d available (%s)", number, of, name, have, want, waited.Round(time.Second))
+	}
+	err := d.view.wait(ctx, timeout, cond, tick)
+	if errors.Is(err, errTimeout) {
+		return &stepTimeout{rs: name, want: want, have: have, waited: time.Since(began), pods: d.unavailablePods(ctx, name)}
+	}
+	return err
+}
+
+// progressTimeout is --progress-timeout, or the Deployment's progressDeadlineSeconds
+// (600 s when unset).
+func (d *Driver) progressTimeout() time.Duration {
+	if d.opts.ProgressTimeout > 0 {
+		return d.opts.ProgressTimeout
+	}
+	if p := d.deployment().Spec.ProgressDeadlineSeconds; p != nil {
+		return time.Duration(*p) * time.Second
+	}
+	return 600 * time.Second
+}
+
+// interrupted checks the watched Deployment and ReplicaSets for a change that needs the
+// loop to read and re-plan: a spec edit, a replicas change, the hold lost, a ReplicaSet
+// scaled by someone else.
+func (d *Driver) interrupted() error {
+	dep := d.view.deployment()
+	if dep == nil {
+		return errReplan
+	}
+	d.mu.Lock()
+	s := d.state
+	d.mu.Unlock()
+	if dep.Generation > s.Generation || ptrDeref(dep.Spec.Replicas, 1) != s.Replicas {
+		return errReplan
+	}
+	cur, err := ReadState(dep)
+	if err != nil || cur == nil || cur.PlanID != s.PlanID || (cur.Holder != "" && cur.Holder != d.identity) {
+		return errReplan
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for name, want := range d.lastWritten {
+		rs := d.view.replicaSet(name)
+		if rs != nil && replicas(rs) != want && rs.Generation >= d.written[name] {
+			return errReplan
+		}
+	}
+	return nil
+}
