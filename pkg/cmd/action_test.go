@@ -17,7 +17,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
@@ -200,7 +200,7 @@ func TestActionJSON(t *testing.T) {
 	o.Output.Output = "json"
 	o.DryRun = cmdutil.DryRunNone
 	mustRun(t, o.Run)
-	var p printer.RolloutPlan
+	var p v1alpha1.RolloutPlan
 	if err := json.Unmarshal([]byte(out.String()), &p); err != nil {
 		t.Fatalf("stdout is not a RolloutPlan: %v\n%s", err, out)
 	}

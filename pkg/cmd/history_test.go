@@ -12,7 +12,7 @@ import (
 	testingexec "k8s.io/utils/exec/testing"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 )
 
 func newHistoryTest(t *testing.T) (*HistoryOptions, *strings.Builder) {
@@ -57,7 +57,7 @@ func TestHistoryJSON(t *testing.T) {
 	o, out := newHistoryTest(t)
 	o.Output.Output = "json"
 	mustRun(t, o.Run)
-	var h printer.RolloutHistory
+	var h v1alpha1.RolloutHistory
 	if err := json.Unmarshal([]byte(out.String()), &h); err != nil {
 		t.Fatal(err)
 	}

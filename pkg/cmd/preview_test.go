@@ -17,8 +17,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 const stateFile = "../../examples/state.yaml"
@@ -71,7 +71,7 @@ func TestPreviewJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	testutil.Golden(t, "preview-image.json", []byte(out))
-	var p printer.RolloutPlan
+	var p v1alpha1.RolloutPlan
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}

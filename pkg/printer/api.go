@@ -1,165 +1,45 @@
-// Package printer renders plans and histories: the human table and chart, and the
-// versioned JSON/YAML objects (kind RolloutPlan, apiVersion rollplan.dev/v1alpha1) that CI
-// jobs read. Output is free of clocks and map order.
+// Package printer is every human renderer of rollplan: plans, histories, drive's plan,
+// comparison and status, and the lines the commands print. It also builds the versioned
+// objects of package v1alpha1 (kind RolloutPlan, RolloutHistory; apiVersion
+// rollplan.dev/v1alpha1) that -o json|yaml|jsonpath|go-template prints through
+// cli-runtime's printers. Output is free of clocks and map order.
 package printer
 
 import (
-	"encoding/json"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
-// GroupVersion is the API group and version of rollplan's output objects.
-var GroupVersion = schema.GroupVersion{Group: "rollplan.dev", Version: "v1alpha1"}
-
-// RolloutPlan is the machine-readable plan (`preview -o json|yaml`). It is an API: fields
-// are added, never renamed or removed, within v1alpha1. See README "The RolloutPlan object".
-type RolloutPlan struct {
-	metav1.TypeMeta `json:",inline"`
-	// Deployment is the previewed Deployment.
-	Deployment PlanDeployment `json:"deployment"`
-	// Strategy with fenceposts resolved to pods.
-	Strategy PlanStrategy `json:"strategy"`
-	// Readiness is the assumption the plan was made under: batched, instant or never.
-	Readiness string `json:"readiness"`
-	// NewReplicaSet is the ReplicaSet the Deployment's template maps to.
-	NewReplicaSet PlanNewReplicaSet `json:"newReplicaSet"`
-	// ReplicaSets lists every ReplicaSet of the plan, oldest first.
-	ReplicaSets []PlanReplicaSet `json:"replicaSets"`
-	// Steps are the controller's ReplicaSet writes, in order.
-	Steps []PlanStep `json:"steps"`
-	// Outcome: Complete, Stalled, NoChange or Paused.
-	Outcome string `json:"outcome"`
-	// StalledReason says what a Stalled rollout waits for.
-	StalledReason string `json:"stalledReason,omitempty"`
-	// Cleanup lists the old ReplicaSets revisionHistoryLimit deletes, in order.
-	Cleanup []PlanCleanup `json:"cleanup"`
-	// Syncs is the number of controller syncs simulated.
-	Syncs int `json:"syncs"`
-	// Warnings about the accuracy of the plan (for example a client-side defaulted template).
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// PlanDeployment identifies the Deployment and its desired size.
-type PlanDeployment struct {
-	Namespace            string `json:"namespace"`
-	Name                 string `json:"name"`
-	Replicas             int32  `json:"replicas"`
-	Paused               bool   `json:"paused"`
-	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
-	// ProgressDeadlineSeconds, in seconds.
-	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
-}
-
-// PlanStrategy is the strategy; maxSurge/maxUnavailable as written, and in pods.
-type PlanStrategy struct {
-	Type               string `json:"type"`
-	MaxSurge           string `json:"maxSurge,omitempty"`
-	MaxUnavailable     string `json:"maxUnavailable,omitempty"`
-	MaxSurgePods       int32  `json:"maxSurgePods"`
-	MaxUnavailablePods int32  `json:"maxUnavailablePods"`
-}
-
-// PlanNewReplicaSet describes the new ReplicaSet.
-type PlanNewReplicaSet struct {
-	Name            string `json:"name"`
-	PodTemplateHash string `json:"podTemplateHash"`
-	Revision        int64  `json:"revision"`
-	// Exists: it exists before the plan; Reused: an older revision is reused (a rollback);
-	// Created: the plan creates it.
-	Exists           bool   `json:"exists"`
-	Reused           bool   `json:"reused"`
-	Created          bool   `json:"created"`
-	PreviousRevision int64  `json:"previousRevision,omitempty"`
-	RevisionHistory  string `json:"revisionHistory,omitempty"`
-	CollisionCount   *int32 `json:"collisionCount,omitempty"`
-}
-
-// PlanReplicaSet is one ReplicaSet with its replicas and available pods before and after.
-type PlanReplicaSet struct {
-	Name             string `json:"name"`
-	Revision         int64  `json:"revision"`
-	New              bool   `json:"new"`
-	InitialReplicas  int32  `json:"initialReplicas"`
-	InitialAvailable int32  `json:"initialAvailable"`
-	FinalReplicas    int32  `json:"finalReplicas"`
-	FinalAvailable   int32  `json:"finalAvailable"`
-}
-
-// PlanStep is one write: ReplicaSet replicaSet goes from -> to.
-type PlanStep struct {
-	// Step numbers the writes from 1.
-	Step       int    `json:"step"`
-	ReplicaSet string `json:"replicaSet"`
-	From       int32  `json:"from"`
-	To         int32  `json:"to"`
-	Create     bool   `json:"create,omitempty"`
-	// Decision is the controller function making the write (e.g. ScaleUpNewReplicaSet).
-	Decision string `json:"decision"`
-	// Wait: "" (none), PodsAvailable or OldPodsTerminated.
-	Wait string `json:"wait,omitempty"`
-	// Sync numbers the controller sync (from 1) that makes the write.
-	Sync int `json:"sync"`
-	// ReplicaSets maps every ReplicaSet's name to its replicas after the step.
-	ReplicaSets map[string]int32 `json:"replicaSets"`
-	Total       int32            `json:"total"`
-	Available   int32            `json:"available"`
-}
-
-// PlanCleanup is an old ReplicaSet that revisionHistoryLimit deletes.
-type PlanCleanup struct {
-	Name     string `json:"name"`
-	Revision int64  `json:"revision"`
-	// RollbackTarget: the revision `kubectl rollout undo` would return to.
-	RollbackTarget bool `json:"rollbackTarget"`
-}
-
-// DeepCopyObject makes RolloutPlan a runtime.Object, so cli-runtime printers (json, yaml,
-// jsonpath, go-template) print it.
-func (p *RolloutPlan) DeepCopyObject() runtime.Object {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(err)
-	}
-	out := &RolloutPlan{}
-	if err := json.Unmarshal(b, out); err != nil {
-		panic(err)
-	}
-	return out
-}
-
 // NewRolloutPlan converts a planner.Plan to its API object.
-func NewRolloutPlan(p *planner.Plan, warnings []string) *RolloutPlan {
-	out := &RolloutPlan{
-		TypeMeta: metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: "RolloutPlan"},
-		Deployment: PlanDeployment{
+func NewRolloutPlan(p *planner.Plan, warnings []string) *v1alpha1.RolloutPlan {
+	out := &v1alpha1.RolloutPlan{
+		TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "RolloutPlan"},
+		Deployment: v1alpha1.PlanDeployment{
 			Namespace: p.Namespace, Name: p.Name, Replicas: p.Replicas, Paused: p.Paused,
 			RevisionHistoryLimit: p.RevisionHistoryLimit, ProgressDeadlineSeconds: p.ProgressDeadlineSeconds,
 		},
-		Strategy: PlanStrategy{
+		Strategy: v1alpha1.PlanStrategy{
 			Type: string(p.Strategy.Type), MaxSurge: p.Strategy.MaxSurgeSpec, MaxUnavailable: p.Strategy.MaxUnavailableSpec,
 			MaxSurgePods: p.Strategy.MaxSurge, MaxUnavailablePods: p.Strategy.MaxUnavailable,
 		},
 		Readiness: string(p.Readiness),
-		NewReplicaSet: PlanNewReplicaSet{
+		NewReplicaSet: v1alpha1.PlanNewReplicaSet{
 			Name: p.NewReplicaSet.Name, PodTemplateHash: p.NewReplicaSet.PodTemplateHash, Revision: p.NewReplicaSet.Revision,
 			Exists: p.NewReplicaSet.Exists, Reused: p.NewReplicaSet.Reused, Created: p.NewReplicaSet.Created,
 			PreviousRevision: p.NewReplicaSet.PreviousRevision, RevisionHistory: p.NewReplicaSet.RevisionHistory,
 			CollisionCount: p.NewReplicaSet.CollisionCount,
 		},
-		Steps:         make([]PlanStep, 0, len(p.Steps)),
+		Steps:         make([]v1alpha1.PlanStep, 0, len(p.Steps)),
 		Outcome:       string(p.Outcome),
 		StalledReason: p.StalledReason,
-		Cleanup:       []PlanCleanup{},
+		Cleanup:       []v1alpha1.PlanCleanup{},
 		Syncs:         p.Syncs,
 		Warnings:      warnings,
 	}
 	for i, rs := range p.ReplicaSets {
-		out.ReplicaSets = append(out.ReplicaSets, PlanReplicaSet{
+		out.ReplicaSets = append(out.ReplicaSets, v1alpha1.PlanReplicaSet{
 			Name: rs.Name, Revision: rs.Revision, New: rs.New,
 			InitialReplicas: p.Initial[i], InitialAvailable: p.InitialAvailable[i],
 			FinalReplicas: p.Final[i], FinalAvailable: p.FinalAvailable[i],
@@ -170,14 +50,14 @@ func NewRolloutPlan(p *planner.Plan, warnings []string) *RolloutPlan {
 		for k, r := range st.Replicas {
 			m[p.ReplicaSets[k].Name] = r
 		}
-		out.Steps = append(out.Steps, PlanStep{
+		out.Steps = append(out.Steps, v1alpha1.PlanStep{
 			Step: i + 1, ReplicaSet: p.ReplicaSets[st.ReplicaSet].Name, From: st.From, To: st.To, Create: st.Create,
 			Decision: string(st.Decision), Wait: string(st.Wait), Sync: st.Sync, ReplicaSets: m,
 			Total: st.Total, Available: st.Available,
 		})
 	}
 	for _, c := range p.Cleanup {
-		out.Cleanup = append(out.Cleanup, PlanCleanup{Name: c.Name, Revision: c.Revision, RollbackTarget: c.RollbackTarget})
+		out.Cleanup = append(out.Cleanup, v1alpha1.PlanCleanup{Name: c.Name, Revision: c.Revision, RollbackTarget: c.RollbackTarget})
 	}
 	return out
 }

@@ -1,101 +1,29 @@
 package printer
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
-// RolloutHistory is the machine-readable revision history (`history -o json|yaml`). It is
-// an API: fields are added, never renamed or removed, within v1alpha1. See README
-// "The RolloutHistory object".
-type RolloutHistory struct {
-	metav1.TypeMeta `json:",inline"`
-	// Deployment identifies the Deployment.
-	Deployment HistoryDeployment `json:"deployment"`
-	// Revisions by ascending revision.
-	Revisions []HistoryRevision `json:"revisions"`
-	// CleanupAtNextRollout lists the revisions the controller deletes, in this order, when
-	// the next rollout to a new template completes (revisionHistoryLimit).
-	CleanupAtNextRollout []int64 `json:"cleanupAtNextRollout"`
-	// CleanupError says why the cleanup could not be forecast.
-	CleanupError string `json:"cleanupError,omitempty"`
-	// Orphans are ReplicaSets the controller will adopt at its next sync (not history yet).
-	Orphans []string `json:"orphans,omitempty"`
-	// Unrevisioned are ReplicaSets of the Deployment whose revision annotation is invalid.
-	Unrevisioned []string `json:"unrevisioned,omitempty"`
-}
-
-// HistoryDeployment identifies the Deployment of a history.
-type HistoryDeployment struct {
-	Namespace            string `json:"namespace"`
-	Name                 string `json:"name"`
-	Paused               bool   `json:"paused"`
-	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
-	// CurrentRevision is the revision whose template the Deployment has (absent when
-	// PendingTemplate).
-	CurrentRevision *int64 `json:"currentRevision,omitempty"`
-	// PendingTemplate: the Deployment's template matches no ReplicaSet yet.
-	PendingTemplate bool `json:"pendingTemplate"`
-}
-
-// HistoryRevision is one revision (one ReplicaSet).
-type HistoryRevision struct {
-	Revision int64 `json:"revision"`
-	// EarlierRevisions are the numbers rollbacks took from this ReplicaSet, oldest first.
-	EarlierRevisions  []int64     `json:"earlierRevisions,omitempty"`
-	ReplicaSet        string      `json:"replicaSet"`
-	PodTemplateHash   string      `json:"podTemplateHash"`
-	Images            []string    `json:"images"`
-	Replicas          int32       `json:"replicas"`
-	ReadyReplicas     int32       `json:"readyReplicas"`
-	AvailableReplicas int32       `json:"availableReplicas"`
-	CreationTimestamp metav1.Time `json:"creationTimestamp"`
-	ChangeCause       string      `json:"changeCause,omitempty"`
-	Current           bool        `json:"current"`
-	// Restart: the template differs from the previous revision's only by
-	// kubectl.kubernetes.io/restartedAt.
-	Restart     bool   `json:"restart"`
-	RestartedAt string `json:"restartedAt,omitempty"`
-	// DeletedAtNextRollout: in CleanupAtNextRollout.
-	DeletedAtNextRollout bool `json:"deletedAtNextRollout"`
-	// Template is the pod template (only with --revision).
-	Template *corev1.PodTemplateSpec `json:"template,omitempty"`
-}
-
-// DeepCopyObject makes RolloutHistory a runtime.Object for cli-runtime's printers.
-func (h *RolloutHistory) DeepCopyObject() runtime.Object {
-	b, err := json.Marshal(h)
-	if err != nil {
-		panic(err)
-	}
-	out := &RolloutHistory{}
-	if err := json.Unmarshal(b, out); err != nil {
-		panic(err)
-	}
-	return out
-}
-
 // NewRolloutHistory converts a history to its API object. With only != 0, it holds that
 // revision alone, with its pod template.
-func NewRolloutHistory(h *rollout.History, only int64) *RolloutHistory {
-	out := &RolloutHistory{
-		TypeMeta: metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: "RolloutHistory"},
-		Deployment: HistoryDeployment{
+func NewRolloutHistory(h *rollout.History, only int64) *v1alpha1.RolloutHistory {
+	out := &v1alpha1.RolloutHistory{
+		TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "RolloutHistory"},
+		Deployment: v1alpha1.HistoryDeployment{
 			Namespace: h.Namespace, Name: h.Name, Paused: h.Paused,
 			RevisionHistoryLimit: h.RevisionHistoryLimit, PendingTemplate: h.PendingTemplate,
 		},
-		Revisions:            []HistoryRevision{},
+		Revisions:            []v1alpha1.HistoryRevision{},
 		CleanupAtNextRollout: append([]int64{}, h.Cleanup...),
 		CleanupError:         h.CleanupError,
 		Orphans:              h.Orphans,
@@ -110,7 +38,7 @@ func NewRolloutHistory(h *rollout.History, only int64) *RolloutHistory {
 		if only != 0 && r != h.Find(only) {
 			continue
 		}
-		hr := HistoryRevision{
+		hr := v1alpha1.HistoryRevision{
 			Revision: r.Revision, EarlierRevisions: r.EarlierRevisions, ReplicaSet: r.ReplicaSet.Name,
 			PodTemplateHash: r.PodTemplateHash, Images: append([]string{}, r.Images...),
 			Replicas: r.Replicas, ReadyReplicas: r.ReadyReplicas, AvailableReplicas: r.AvailableReplicas,

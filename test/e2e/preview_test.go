@@ -14,18 +14,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
 // previewPlan runs `kubectl rollplan preview -o json` with args and decodes the RolloutPlan.
-func previewPlan(t *testing.T, c *framework.Cluster, ns string, args ...string) *printer.RolloutPlan {
+func previewPlan(t *testing.T, c *framework.Cluster, ns string, args ...string) *v1alpha1.RolloutPlan {
 	t.Helper()
 	res := c.Plugin(t, append([]string{"preview", "-n", ns, "-o", "json"}, args...)...)
 	if res.ExitCode != 0 {
 		t.Fatalf("preview %v: exit %d\nstderr: %s", args, res.ExitCode, res.Stderr)
 	}
-	var p printer.RolloutPlan
+	var p v1alpha1.RolloutPlan
 	if err := json.Unmarshal([]byte(res.Stdout), &p); err != nil {
 		t.Fatalf("preview %v: decode: %v\n%s", args, err, res.Stdout)
 	}
@@ -33,7 +33,7 @@ func previewPlan(t *testing.T, c *framework.Cluster, ns string, args ...string) 
 }
 
 // planWrites renders a plan's steps as the recorder renders writes.
-func planWrites(p *printer.RolloutPlan) []string {
+func planWrites(p *v1alpha1.RolloutPlan) []string {
 	out := []string{}
 	for _, st := range p.Steps {
 		op := framework.OpScale
@@ -69,7 +69,7 @@ func heldDeployment(t *testing.T, c *framework.Cluster, ns string, b *framework.
 
 // checkNewReplicaSet asserts that the ReplicaSet the controller made (or reused) for d's
 // template has the name and revision the plan predicted.
-func checkNewReplicaSet(t *testing.T, c *framework.Cluster, ns, name string, p *printer.RolloutPlan) {
+func checkNewReplicaSet(t *testing.T, c *framework.Cluster, ns, name string, p *v1alpha1.RolloutPlan) {
 	t.Helper()
 	d, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), name, metav1.GetOptions{})
 	if err != nil {

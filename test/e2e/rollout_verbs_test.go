@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
@@ -133,7 +133,7 @@ func TestUndoMatchesKubectl(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("history: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	var h printer.RolloutHistory
+	var h v1alpha1.RolloutHistory
 	if err := json.Unmarshal([]byte(res.Stdout), &h); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestOutcomesMatchKubectl(t *testing.T) {
 	if res.ExitCode != 0 || k.ExitCode != 0 || res.Stderr != k.Stdout {
 		t.Fatalf("restart: rollplan exit %d stderr %q; kubectl exit %d stdout %q", res.ExitCode, res.Stderr, k.ExitCode, k.Stdout)
 	}
-	var plan printer.RolloutPlan
+	var plan v1alpha1.RolloutPlan
 	if err := json.Unmarshal([]byte(res.Stdout), &plan); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestPauseMidRolloutWritesAsShown(t *testing.T) {
 	if preview.ExitCode != 0 || res.ExitCode != 0 || strings.TrimSpace(res.Stderr) != "deployment.apps/web paused" {
 		t.Fatalf("pause: exit %d / %d: %s %s", preview.ExitCode, res.ExitCode, preview.Stderr, res.Stderr)
 	}
-	var shown, previewed printer.RolloutPlan
+	var shown, previewed v1alpha1.RolloutPlan
 	if err := json.Unmarshal([]byte(res.Stdout), &shown); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,120 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// RolloutPlan is the machine-readable plan (`preview -o json|yaml`). It is an API: fields
+// are added, never renamed or removed, within v1alpha1. See README "The RolloutPlan object".
+type RolloutPlan struct {
+	metav1.TypeMeta `json:",inline"`
+	// Deployment is the previewed Deployment.
+	Deployment PlanDeployment `json:"deployment"`
+	// Strategy with fenceposts resolved to pods.
+	Strategy PlanStrategy `json:"strategy"`
+	// Readiness is the assumption the plan was made under: batched, instant or never.
+	Readiness string `json:"readiness"`
+	// NewReplicaSet is the ReplicaSet the Deployment's template maps to.
+	NewReplicaSet PlanNewReplicaSet `json:"newReplicaSet"`
+	// ReplicaSets lists every ReplicaSet of the plan, oldest first.
+	ReplicaSets []PlanReplicaSet `json:"replicaSets"`
+	// Steps are the controller's ReplicaSet writes, in order.
+	Steps []PlanStep `json:"steps"`
+	// Outcome: Complete, Stalled, NoChange or Paused.
+	Outcome string `json:"outcome"`
+	// StalledReason says what a Stalled rollout waits for.
+	StalledReason string `json:"stalledReason,omitempty"`
+	// Cleanup lists the old ReplicaSets revisionHistoryLimit deletes, in order.
+	Cleanup []PlanCleanup `json:"cleanup"`
+	// Syncs is the number of controller syncs simulated.
+	Syncs int `json:"syncs"`
+	// Warnings about the accuracy of the plan (for example a client-side defaulted template).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// PlanDeployment identifies the Deployment and its desired size.
+type PlanDeployment struct {
+	Namespace            string `json:"namespace"`
+	Name                 string `json:"name"`
+	Replicas             int32  `json:"replicas"`
+	Paused               bool   `json:"paused"`
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+	// ProgressDeadlineSeconds, in seconds.
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// PlanStrategy is the strategy; maxSurge/maxUnavailable as written, and in pods.
+type PlanStrategy struct {
+	Type               string `json:"type"`
+	MaxSurge           string `json:"maxSurge,omitempty"`
+	MaxUnavailable     string `json:"maxUnavailable,omitempty"`
+	MaxSurgePods       int32  `json:"maxSurgePods"`
+	MaxUnavailablePods int32  `json:"maxUnavailablePods"`
+}
+
+// PlanNewReplicaSet describes the new ReplicaSet.
+type PlanNewReplicaSet struct {
+	Name            string `json:"name"`
+	PodTemplateHash string `json:"podTemplateHash"`
+	Revision        int64  `json:"revision"`
+	// Exists: it exists before the plan; Reused: an older revision is reused (a rollback);
+	// Created: the plan creates it.
+	Exists           bool   `json:"exists"`
+	Reused           bool   `json:"reused"`
+	Created          bool   `json:"created"`
+	PreviousRevision int64  `json:"previousRevision,omitempty"`
+	RevisionHistory  string `json:"revisionHistory,omitempty"`
+	CollisionCount   *int32 `json:"collisionCount,omitempty"`
+}
+
+// PlanReplicaSet is one ReplicaSet with its replicas and available pods before and after.
+type PlanReplicaSet struct {
+	Name             string `json:"name"`
+	Revision         int64  `json:"revision"`
+	New              bool   `json:"new"`
+	InitialReplicas  int32  `json:"initialReplicas"`
+	InitialAvailable int32  `json:"initialAvailable"`
+	FinalReplicas    int32  `json:"finalReplicas"`
+	FinalAvailable   int32  `json:"finalAvailable"`
+}
+
+// PlanStep is one write: ReplicaSet replicaSet goes from -> to.
+type PlanStep struct {
+	// Step numbers the writes from 1.
+	Step       int    `json:"step"`
+	ReplicaSet string `json:"replicaSet"`
+	From       int32  `json:"from"`
+	To         int32  `json:"to"`
+	Create     bool   `json:"create,omitempty"`
+	// Decision is the controller function making the write (e.g. ScaleUpNewReplicaSet).
+	Decision string `json:"decision"`
+	// Wait: "" (none), PodsAvailable or OldPodsTerminated.
+	Wait string `json:"wait,omitempty"`
+	// Sync numbers the controller sync (from 1) that makes the write.
+	Sync int `json:"sync"`
+	// ReplicaSets maps every ReplicaSet's name to its replicas after the step.
+	ReplicaSets map[string]int32 `json:"replicaSets"`
+	Total       int32            `json:"total"`
+	Available   int32            `json:"available"`
+}
+
+// PlanCleanup is an old ReplicaSet that revisionHistoryLimit deletes.
+type PlanCleanup struct {
+	Name     string `json:"name"`
+	Revision int64  `json:"revision"`
+	// RollbackTarget: the revision `kubectl rollout undo` would return to.
+	RollbackTarget bool `json:"rollbackTarget"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// RolloutPlanList is a list of RolloutPlans, one per Deployment, in the order the
+// Deployments were selected (kind RolloutPlanList, the shape of kubectl's own lists).
+type RolloutPlanList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the plans.
+	Items []RolloutPlan `json:"items"`
+}
