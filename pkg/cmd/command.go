@@ -8,8 +8,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // options is the shape of every rollplan command, as of kubectl's: Complete resolves the
@@ -63,23 +63,35 @@ type Target struct {
 	Client func() (kubernetes.Interface, error)
 }
 
-// complete resolves args ("deploy/NAME", "NAME" or "deployment NAME"), the namespace of -n or
-// the kubeconfig, and the client (f's clientset when client is nil). With a stateFile the
-// namespace is the one -n names, or empty ("as the file says"), and a kubeconfig is optional.
+// complete resolves args ("deploy/NAME", "NAME" or "deployment NAME", see target.ParseArgs),
+// the namespace of -n or the kubeconfig, and the client (f's clientset when client is nil).
+// Online the arguments go through target.Selection's resource.Builder (no request is made);
+// with a stateFile they are parsed alone, the namespace is the one -n names, or empty ("as the
+// file says"), and a kubeconfig is optional.
 func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) error {
-	name, err := cluster.ResolveArgs(args)
-	if err != nil {
+	sel := &target.Selection{Args: args}
+	if err := sel.Validate(); err != nil {
 		return err
 	}
-	t.Name = name
 	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
 	if err != nil && stateFile == "" {
 		return err
 	}
-	t.Namespace = ns
+	sel.Namespace = ns
 	if stateFile != "" && !explicit {
-		t.Namespace = ""
+		sel.Namespace = ""
 	}
+	if stateFile == "" {
+		sel.Builder = target.NewBuilder(f)
+	}
+	refs, err := sel.Resolve()
+	if err != nil {
+		return err
+	}
+	if len(refs) != 1 {
+		return fmt.Errorf("one Deployment at a time: %d selected", len(refs))
+	}
+	t.Namespace, t.Name = refs[0].Namespace, refs[0].Name
 	if client == nil {
 		client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
 	}

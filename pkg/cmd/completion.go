@@ -18,6 +18,8 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
 	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // completionTimeout bounds the API calls one completion makes: a shell waits on them.
@@ -202,37 +204,21 @@ func AttachCompletions(root *cobra.Command, f cmdutil.Factory) {
 	walk(root)
 }
 
-// deploymentPrefixes are the resource forms kubectl accepts before "/NAME" for a Deployment.
-var deploymentPrefixes = []string{
-	"deploy", "deployment", "deployments",
-	"deploy.apps", "deployment.apps", "deployments.apps",
-}
-
-// SplitDeploymentArg splits a "deploy/NAME" (deployment/, deployments/, with or without
-// ".apps") or plain "NAME" argument into the typed prefix ("" for a plain name) and the name.
-// ok is false for another resource type ("pod/x").
-func SplitDeploymentArg(arg string) (prefix, name string, ok bool) {
-	p, n, found := strings.Cut(arg, "/")
-	if !found {
-		return "", arg, true
-	}
-	if !slices.Contains(deploymentPrefixes, strings.ToLower(p)) {
-		return "", "", false
-	}
-	return p, n, true
-}
-
 // DeploymentNameCompletion returns a ValidArgsFunction for a command whose first argument is a
-// Deployment (NAME or deploy/NAME): it completes the names of the Deployments in the namespace
-// the command line selects (f resolves -n, --context, --kubeconfig ...), keeping a typed
-// "deploy/" prefix. Later arguments, and every error (no cluster, forbidden), complete nothing;
+// Deployment (NAME or TYPE/NAME, the forms of target.ParseName): it completes the names of the
+// Deployments in the namespace the command line selects (f resolves -n, --context,
+// --kubeconfig ...), keeping a typed "deploy/" (or "deployments.v1.apps/" ...) prefix; after a
+// bare type ("deployment <TAB>", kubectl's TYPE NAME) it completes plain names. Later arguments, and every error (no cluster, forbidden), complete nothing;
 // file completion is always off.
 //
 //	cmd.ValidArgsFunction = DeploymentNameCompletion(f)
 func DeploymentNameCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
+		if len(args) > 1 || len(args) == 1 && !target.IsDeploymentType(args[0]) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if len(args) == 1 && strings.Contains(toComplete, "/") {
+			return nil, cobra.ShellCompDirectiveNoFileComp // TYPE TYPE/NAME is refused
 		}
 		client, ns, err := completionClient(f)
 		if err != nil {
@@ -261,8 +247,8 @@ func RevisionCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string
 		if len(args) == 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		_, name, ok := SplitDeploymentArg(args[0])
-		if !ok || name == "" {
+		name, err := deploymentArg(args)
+		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		client, ns, err := completionClient(f)
@@ -280,6 +266,16 @@ func RevisionCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string
 	}
 }
 
+// deploymentArg returns the Deployment the leading arguments name, as target.ParseArgs reads
+// them: TYPE NAME when the first is a bare Deployment type and a second follows, else the first
+// alone (later arguments are --diff's revisions).
+func deploymentArg(args []string) (string, error) {
+	if len(args) > 1 && target.IsDeploymentType(args[0]) {
+		return target.ParseArgs(args[:2])
+	}
+	return target.ParseName(args[0])
+}
+
 func completionClient(f cmdutil.Factory) (kubernetes.Interface, string, error) {
 	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
@@ -293,10 +289,11 @@ func completionClient(f cmdutil.Factory) (kubernetes.Interface, string, error) {
 }
 
 // CompleteDeploymentNames lists the Deployments of namespace ns (one LIST) and returns those
-// whose name starts with the name part of toComplete, sorted, with toComplete's "deploy/"
-// prefix (if any) put back. A toComplete with another resource prefix ("pod/") gives nothing.
+// whose name starts with the name part of toComplete (target.SplitPrefix), sorted, with
+// toComplete's "deploy/" prefix (if any) put back. A toComplete with another resource prefix
+// ("pod/") gives nothing and asks nothing.
 func CompleteDeploymentNames(ctx context.Context, client kubernetes.Interface, ns, toComplete string) ([]string, error) {
-	prefix, partial, ok := SplitDeploymentArg(toComplete)
+	prefix, partial, ok := target.SplitPrefix(toComplete)
 	if !ok {
 		return nil, nil
 	}

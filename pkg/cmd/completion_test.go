@@ -116,6 +116,9 @@ func TestCompleteDeploymentNames(t *testing.T) {
 		{"team-a", "w", []string{"web", "worker"}},
 		{"team-a", "deploy/w", []string{"deploy/web", "deploy/worker"}},
 		{"team-a", "deployments.apps/a", []string{"deployments.apps/api"}},
+		{"team-a", "deploy.v1.apps/w", []string{"deploy.v1.apps/web", "deploy.v1.apps/worker"}},
+		{"team-a", "Deployments.V1.Apps/", []string{"Deployments.V1.Apps/api", "Deployments.V1.Apps/web", "Deployments.V1.Apps/worker"}},
+		{"team-a", "deployments.extensions/w", nil},
 		{"team-a", "pod/w", nil},
 		{"team-a", "x", nil},
 		{"team-b", "", []string{"batch"}},
@@ -145,23 +148,6 @@ func TestCompleteRevisions(t *testing.T) {
 	}
 	if _, err := CompleteRevisions(t.Context(), client, "team-a", "nope", ""); err == nil || !strings.Contains(err.Error(), "get deployment team-a/nope") {
 		t.Errorf("missing deployment: %v", err)
-	}
-}
-
-func TestSplitDeploymentArg(t *testing.T) {
-	for _, tt := range []struct {
-		arg, prefix, name string
-		ok                bool
-	}{
-		{"web", "", "web", true},
-		{"deploy/web", "deploy", "web", true},
-		{"Deployment.apps/web", "Deployment.apps", "web", true},
-		{"rs/web", "", "", false},
-	} {
-		p, n, ok := SplitDeploymentArg(tt.arg)
-		if p != tt.prefix || n != tt.name || ok != tt.ok {
-			t.Errorf("SplitDeploymentArg(%q) = %q, %q, %v", tt.arg, p, n, ok)
-		}
 	}
 }
 
@@ -284,6 +270,13 @@ func TestDynamicCompletionThroughTheCommandLine(t *testing.T) {
 		{"undo: --context selects team-b", []string{"undo", "--kubeconfig", kc, "--context", "ctx-b", ""}, []string{"batch"}, noFile},
 		{"pause: deploy/ prefix kept", []string{"pause", "--kubeconfig", kc, "deploy/w"}, []string{"deploy/web", "deploy/worker"}, noFile},
 		{"second argument: nothing", []string{"resume", "--kubeconfig", kc, "web", ""}, nil, noFile},
+		{"deploy.v1.apps/ prefix kept", []string{"pause", "--kubeconfig", kc, "deploy.v1.apps/a"}, []string{"deploy.v1.apps/api"}, noFile},
+		{"TYPE NAME: names after the type", []string{"history", "--kubeconfig", kc, "deployment", "w"}, []string{"web", "worker"}, noFile},
+		{"TYPE TYPE/NAME: nothing", []string{"history", "--kubeconfig", kc, "deployment", "deploy/w"}, nil, noFile},
+		{"third argument: nothing", []string{"history", "--kubeconfig", kc, "deployment", "web", ""}, nil, noFile},
+		{"undo deploy.v1.apps/web --to-revision", []string{"undo", "deploy.v1.apps/web", "--kubeconfig", kc, "--to-revision", ""}, []string{"3\tnginx:1.20,envoy:1.30 (current)", "1\tnginx:1.18"}, noFileKeepOrder},
+		{"undo deployment web --to-revision", []string{"undo", "deployment", "web", "--kubeconfig", kc, "--to-revision", ""}, []string{"3\tnginx:1.20,envoy:1.30 (current)", "1\tnginx:1.18"}, noFileKeepOrder},
+		{"--to-revision after another kind", []string{"undo", "rs/web-1", "--kubeconfig", kc, "--to-revision", ""}, nil, noFile},
 		{"undo --to-revision", []string{"undo", "deploy/web", "--kubeconfig", kc, "--to-revision", ""}, []string{"3\tnginx:1.20,envoy:1.30 (current)", "1\tnginx:1.18"}, noFileKeepOrder},
 		{"history --revision=", []string{"history", "web", "--kubeconfig", kc, "--revision="}, []string{"3\tnginx:1.20,envoy:1.30 (current)", "1\tnginx:1.18"}, noFileKeepOrder},
 		{"preview --to-revision without a deployment", []string{"preview", "--kubeconfig", kc, "--to-revision", ""}, nil, noFile},

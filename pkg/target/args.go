@@ -1,4 +1,4 @@
-package cluster
+package target
 
 import (
 	"fmt"
@@ -36,13 +36,18 @@ var otherTypes = map[string]string{
 	"ns": "namespaces", "namespace": "namespaces",
 }
 
-// ResolveName returns the Deployment name in a command-line argument of the forms kubectl
+// IsDeploymentType reports whether typ (the part before "/" of a resource argument) names
+// apps/v1 deployments: deploy, deployment or deployments, bare or with ".apps" or ".v1.apps",
+// case-insensitive.
+func IsDeploymentType(typ string) bool { return deploymentTypes[strings.ToLower(typ)] }
+
+// ParseName returns the Deployment name in a command-line argument of the forms kubectl
 // accepts for a resource: "NAME", "deploy/NAME", "deployment/NAME", "deployments/NAME",
 // "deployment.apps/NAME", "deployments.v1.apps/NAME" (type case-insensitive).
 //
 // Errors: another type ("rs/x": `rollplan works on Deployments; got replicasets`), more than
 // one slash, or a name that is not a valid Deployment name (a DNS-1123 subdomain).
-func ResolveName(arg string) (string, error) {
+func ParseName(arg string) (string, error) {
 	typ, name, hasType := strings.Cut(arg, "/")
 	if !hasType {
 		return checkName(arg)
@@ -56,15 +61,18 @@ func ResolveName(arg string) (string, error) {
 	return checkName(name)
 }
 
-// ResolveArgs resolves the positional arguments of a command that acts on one Deployment:
-// either one argument (see ResolveName) or TYPE NAME as two arguments
-// ("deployment web"), as kubectl accepts.
-func ResolveArgs(args []string) (string, error) {
+// ParseArgs parses the positional arguments of a command that acts on one Deployment: either
+// one argument (see ParseName) or TYPE NAME as two arguments ("deployment web"), as kubectl
+// accepts, and returns the Deployment's name.
+//
+// Errors: no argument, two TYPE/NAME arguments, TYPE TYPE/NAME, three or more arguments, and
+// those of ParseName.
+func ParseArgs(args []string) (string, error) {
 	switch len(args) {
 	case 0:
 		return "", fmt.Errorf("a Deployment is required: give deploy/NAME (or NAME)")
 	case 1:
-		return ResolveName(args[0])
+		return ParseName(args[0])
 	case 2:
 		if strings.Contains(args[0], "/") {
 			return "", fmt.Errorf("one Deployment at a time: got %q and %q", args[0], args[1])
@@ -81,12 +89,26 @@ func ResolveArgs(args []string) (string, error) {
 	}
 }
 
+// SplitPrefix splits a partly typed argument, as a shell completes it, into its Deployment
+// type prefix ("" for a plain name; any spelling IsDeploymentType accepts, kept as typed) and
+// the partial name after the first "/". ok is false for another resource type ("pod/w").
+// The partial name is not validated: "deploy/W" is a prefix no Deployment name has.
+func SplitPrefix(toComplete string) (prefix, partial string, ok bool) {
+	typ, name, hasType := strings.Cut(toComplete, "/")
+	if !hasType {
+		return "", toComplete, true
+	}
+	if !IsDeploymentType(typ) {
+		return "", "", false
+	}
+	return typ, name, true
+}
+
 func checkType(typ string) error {
-	t := strings.ToLower(typ)
-	if deploymentTypes[t] {
+	if IsDeploymentType(typ) {
 		return nil
 	}
-	resource, group, _ := strings.Cut(t, ".")
+	resource, group, _ := strings.Cut(strings.ToLower(typ), ".")
 	if r, ok := otherTypes[resource]; ok {
 		resource = r
 	}
