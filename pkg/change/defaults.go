@@ -13,7 +13,7 @@ import (
 
 // ApplyDefaults returns a copy of d with the defaults a v1.36.3 API server applies to an
 // apps/v1 Deployment, so that a Deployment read from a manifest hashes like the one the server
-// would store. It is the client-side fallback for DryRunUpdate, which gets the exact object
+// would store. It is the client-side fallback for kube.DryRunUpdate, which gets the exact object
 // from the server: what mutating admission (webhooks, policies) changes in the template is
 // only seen there. Checked against a v1.36.3 API server (testdata/apply): equal spec and
 // pod-template-hash for a template with probes, ports, env, resources and ten volume kinds.

@@ -11,10 +11,11 @@
 //	Pause, Resume kubectl rollout pause / resume
 //
 // The pod-template-hash of the new ReplicaSet is computed over the server-defaulted template,
-// so a change must be seen with the server's defaults. DryRunUpdate asks the API server for
-// them (a dry-run update, nothing persisted); ApplyDefaults is the client-side fallback when
+// so a change must be seen with the server's defaults. kube.DryRunUpdate asks the API server
+// for them (a dry-run update, nothing persisted); ApplyDefaults is the client-side fallback when
 // the dry run is not allowed. Validate repeats the apps/v1 validation that matters to the
 // planner, with the API server's messages.
 //
-// Only DryRunUpdate talks to a cluster; everything else is pure.
+// Everything here is pure: the dry run, rollplan's one call into a cluster for a change,
+// lives in pkg/kube (DryRunUpdate).
 package change

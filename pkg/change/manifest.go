@@ -19,7 +19,7 @@ import (
 )
 
 // FromManifest returns the Deployment that `kubectl apply -f` of manifest would leave, with
-// the client-side defaults of ApplyDefaults: the fallback for DryRunUpdate, whose server
+// the client-side defaults of ApplyDefaults: the fallback for kube.DryRunUpdate, whose server
 // answer is exact.
 //
 // manifest is YAML or JSON, one document or several (a v1 List is flattened); exactly one

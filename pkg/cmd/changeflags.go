@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 // ChangeFlags are the flags that describe the change a command previews (and drive makes):
@@ -176,9 +177,9 @@ func (c *ChangeFlags) ServerDesired(ctx context.Context, cs kubernetes.Interface
 	if err != nil {
 		return nil, nil, err
 	}
-	server, err := change.DryRunUpdate(ctx, cs, desired)
+	server, err := kube.DryRunUpdate(ctx, cs, desired)
 	switch {
-	case errors.Is(err, change.ErrDryRunForbidden):
+	case errors.Is(err, kube.ErrDryRunForbidden):
 		warnings = append(warnings, "no permission for a server-side dry run ('update' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ")
 		return change.ApplyDefaults(desired), warnings, nil
 	case err != nil:

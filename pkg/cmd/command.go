@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -123,6 +124,12 @@ func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) 
 		return err
 	}
 	return w.Target.complete(f, args, "", nil)
+}
+
+// writeOptions are the kube.Options of the Writer's patch: its field manager, and a
+// server-side dry run when serverDryRun.
+func (w *Writer) writeOptions(serverDryRun bool) kube.Options {
+	return kube.Options{FieldManager: w.FieldManager, DryRun: serverDryRun}
 }
 
 // validate checks --field-manager.

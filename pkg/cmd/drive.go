@@ -25,6 +25,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 var (
@@ -190,15 +191,22 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	var desired *appsv1.Deployment
 	if o.Change.Any() {
 		var warnings []string
-		for attempt := 0; ; attempt++ {
+		// A conflict: the controller updated the Deployment's status meanwhile; read it
+		// again (a manifest from standard input cannot be read twice).
+		retriable := func(err error) bool { return apierrors.IsConflict(err) && o.Change.Filename != "-" }
+		tries, readErr := 0, error(nil)
+		err = kube.OnError(retriable, func() error {
+			if tries++; tries > 1 {
+				if st, readErr = cluster.LoadLive(ctx, cs, o.Namespace, o.Name); readErr != nil {
+					return kube.Stop(readErr)
+				}
+			}
+			var err error
 			desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.Namespace, o.In, o.Now())
-			if !apierrors.IsConflict(err) || attempt == 4 || o.Change.Filename == "-" {
-				break
-			}
-			// The controller updated the Deployment's status meanwhile: read it again.
-			if st, err = cluster.LoadLive(ctx, cs, o.Namespace, o.Name); err != nil {
-				return err
-			}
+			return err
+		})
+		if readErr != nil {
+			return readErr
 		}
 		if err != nil && drive.IsHeld(st.Deployment) {
 			return fmt.Errorf("deployment %s/%s is held by drive for a change already, and this change cannot be compared with it (%v): run `kubectl rollplan drive deploy/%s` without change flags to continue it", o.Namespace, o.Name, err, o.Name)

@@ -172,7 +172,7 @@ func (o *UndoOptions) act(ctx context.Context, client kubernetes.Interface, stat
 	if u.Outcome == rollout.UndoRollBack {
 		result := u.Result
 		if o.DryRun == cmdutil.DryRunServer {
-			server, err := sendPatch(ctx, client, state.Deployment, u.Patch, true, o.FieldManager)
+			server, err := rollout.Send(ctx, client, state.Deployment, u.Patch, o.writeOptions(true))
 			if err != nil {
 				return fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
 			}
@@ -197,7 +197,7 @@ func (o *UndoOptions) act(ctx context.Context, client kubernetes.Interface, stat
 		return errors.New(u.Message)
 	}
 	if u.Outcome == rollout.UndoRollBack && o.DryRun == cmdutil.DryRunNone {
-		if _, err := sendPatch(ctx, client, state.Deployment, u.Patch, false, o.FieldManager); err != nil {
+		if _, err := rollout.Send(ctx, client, state.Deployment, u.Patch, o.writeOptions(false)); err != nil {
 			return fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
 		}
 	}

@@ -1,5 +1,4 @@
-// Package rollout computes, without writing anything, what the `kubectl rollout` verbs do to
-// a Deployment, for rollplan's history, undo, pause, resume and restart commands:
+// Package rollout computes what the `kubectl rollout` verbs do to a Deployment, for rollplan's history, undo, pause, resume and restart commands:
 //
 //	BuildHistory   kubectl rollout history: one row per revision, with what kubectl does
 //	               not show (renumbered revisions, restarts, the revisionHistoryLimit cleanup)
@@ -14,6 +13,7 @@
 // resourceVersion precondition so a change made after the preview is refused by the API
 // server instead of overwritten.
 //
-// Everything here is pure: state in (a Deployment and its ReplicaSets, read by pkg/cluster),
-// values out. Sending the patches is pkg/cmd's job.
+// Everything here is pure (state in: a Deployment and its ReplicaSets, read by pkg/cluster;
+// values out) but Send, which sends a verb's guarded patch through pkg/kube, the write path,
+// and words its errors for the user.
 package rollout

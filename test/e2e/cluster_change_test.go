@@ -23,6 +23,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
@@ -99,7 +100,7 @@ func TestDryRunPredictsNewReplicaSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, err := change.DryRunUpdate(t.Context(), c.Client, desired)
+	server, err := kube.DryRunUpdate(t.Context(), c.Client, desired)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestValidateMatchesServer(t *testing.T) {
 			bad := d.DeepCopy()
 			mutate(bad)
 			ours := change.ValidateUpdate(bad, d)
-			_, server := change.DryRunUpdate(t.Context(), c.Client, bad)
+			_, server := kube.DryRunUpdate(t.Context(), c.Client, bad)
 			if ours == nil || server == nil || !apierrors.IsInvalid(server) || !strings.HasSuffix(server.Error(), ours.Error()) {
 				t.Errorf("server: %v\nours:   %v", server, ours)
 			}
@@ -366,8 +367,8 @@ func TestForbiddenErrors(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "rollplan needs permission to get deployments (apps)") {
 		t.Errorf("LoadLive as nobody: %v", err)
 	}
-	_, err = change.DryRunUpdate(t.Context(), nobody, d)
-	if !errors.Is(err, change.ErrDryRunForbidden) || !apierrors.IsForbidden(err) {
+	_, err = kube.DryRunUpdate(t.Context(), nobody, d)
+	if !errors.Is(err, kube.ErrDryRunForbidden) || !apierrors.IsForbidden(err) {
 		t.Errorf("DryRunUpdate as nobody: %v", err)
 	}
 	_, err = cluster.LoadLive(t.Context(), c.Client, ns, "nope")

@@ -1,6 +1,7 @@
-package cmd
+package rollout_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -13,13 +14,14 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
-// TestSendPatchRenewsGuardOnStatusOnly: a guard that fails because the controller updated
+// TestSendRenewsGuardOnStatusOnly: a guard that fails because the controller updated
 // the status is renewed and the patch goes through; one that fails because somebody changed
 // the Deployment's annotations is reported and nothing is written.
-func TestSendPatchRenewsGuardOnStatusOnly(t *testing.T) {
+func TestSendRenewsGuardOnStatusOnly(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		concurrent func(d *appsv1.Deployment)
@@ -52,14 +54,16 @@ func TestSendPatchRenewsGuardOnStatusOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := &rollout.Patch{Type: types.StrategicMergePatchType, Kubectl: []byte(`{"spec":{"paused":true}}`), Guarded: patch, ResourceVersion: "10"}
-			_, err = sendPatch(t.Context(), cs, d, p, false, "kubectl-rollplan")
+			_, err = rollout.Send(t.Context(), cs, d, p, kube.Options{FieldManager: "kubectl-rollplan"})
 			switch {
 			case tc.wantErr == "" && err != nil:
-				t.Fatalf("sendPatch: %v", err)
+				t.Fatalf("Send: %v", err)
 			case tc.wantErr == "" && patches != 2:
 				t.Errorf("%d patches, want 2 (the first refused, the renewed one accepted)", patches)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Errorf("err %v, want %q", err, tc.wantErr)
+			case tc.wantErr != "" && !errors.Is(err, kube.ErrGuard):
+				t.Errorf("err %v does not match kube.ErrGuard", err)
 			case tc.wantErr != "" && patches != 1:
 				t.Errorf("%d patches, want 1: a real concurrent change must not be overwritten", patches)
 			}

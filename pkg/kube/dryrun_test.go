@@ -1,4 +1,4 @@
-package change_test
+package kube_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 // dryRunServer answers create and update of deployments like an API server asked for a dry
@@ -55,7 +56,7 @@ func TestDryRunUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	desired.Spec.Template.Spec.Containers[0].ImagePullPolicy = "" // the server defaults it
-	got, err := change.DryRunUpdate(context.Background(), client, desired)
+	got, err := kube.DryRunUpdate(context.Background(), client, desired)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestDryRunCreate(t *testing.T) {
 	client := fake.NewClientset()
 	dryRunServer(t, client)
 	desired := testutil.Deployment("new").Undefaulted().Build()
-	got, err := change.DryRunUpdate(context.Background(), client, desired)
+	got, err := kube.DryRunUpdate(context.Background(), client, desired)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,14 +131,14 @@ func TestDryRunErrors(t *testing.T) {
 			client.PrependReactor("*", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.err
 			})
-			_, err := change.DryRunUpdate(context.Background(), client, tc.desired)
+			_, err := kube.DryRunUpdate(context.Background(), client, tc.desired)
 			if err == nil {
 				t.Fatal("no error")
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error\n  %s\nwant it to contain\n  %s", err, tc.want)
 			}
-			if errors.Is(err, change.ErrDryRunForbidden) != tc.forbidden {
+			if errors.Is(err, kube.ErrDryRunForbidden) != tc.forbidden {
 				t.Errorf("errors.Is(err, ErrDryRunForbidden) = %v, want %v", !tc.forbidden, tc.forbidden)
 			}
 			if !tc.is(err) {

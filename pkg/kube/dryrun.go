@@ -1,4 +1,4 @@
-package change
+package kube
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -28,14 +27,15 @@ var ErrDryRunForbidden = errors.New("server-side dry run forbidden")
 // errors.As.
 func DryRunUpdate(ctx context.Context, client kubernetes.Interface, desired *appsv1.Deployment) (*appsv1.Deployment, error) {
 	deployments := client.AppsV1().Deployments(desired.Namespace)
+	o := Options{DryRun: true} // no field manager: nothing is stored
 	verb := "update"
 	var got *appsv1.Deployment
 	var err error
 	if desired.ResourceVersion == "" {
 		verb = "create"
-		got, err = deployments.Create(ctx, desired, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		got, err = deployments.Create(ctx, desired, o.CreateOptions())
 	} else {
-		got, err = deployments.Update(ctx, desired, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		got, err = UpdateDeployment(ctx, client, desired, o)
 	}
 	if err == nil {
 		got.APIVersion, got.Kind = appsv1.SchemeGroupVersion.String(), "Deployment"

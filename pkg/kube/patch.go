@@ -1,0 +1,97 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Op is one RFC 6902 JSON patch operation.
+type Op struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// TestOp, ReplaceOp, AddOp and RemoveOp build JSON patch operations. A test of a value
+// that is JSON null is not possible with omitempty; rollplan never needs one.
+func TestOp(path string, v any) Op    { return Op{Op: "test", Path: path, Value: v} }
+func ReplaceOp(path string, v any) Op { return Op{Op: "replace", Path: path, Value: v} }
+func AddOp(path string, v any) Op     { return Op{Op: "add", Path: path, Value: v} }
+func RemoveOp(path string) Op         { return Op{Op: "remove", Path: path} }
+
+// AnnotationPath is the JSON pointer of annotation key (RFC 6901 escaping: "~" is "~0", "/"
+// is "~1"): "/metadata/annotations/deployment.kubernetes.io~1revision".
+func AnnotationPath(key string) string {
+	return "/metadata/annotations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+}
+
+// PatchDeployment applies the JSON patch ops to d (by namespace and name) as FieldManager
+// and returns the Deployment the server stored. A failed `test` operation or a conflict is
+// an error matching ErrGuard: nothing was written.
+func PatchDeployment(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment, ops []Op) (*appsv1.Deployment, error) {
+	body, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	out, err := client.AppsV1().Deployments(d.Namespace).Patch(ctx, d.Name, types.JSONPatchType, body, Default().PatchOptions())
+	if err != nil {
+		return nil, guardError(fmt.Sprintf("patch deployment %s/%s", d.Namespace, d.Name), err)
+	}
+	return out, nil
+}
+
+// ScaleReplicaSet sets rs's spec.replicas from from to to with a JSON patch guarded by a
+// test of the ReplicaSet's UID and of its spec.replicas (from); extra operations ride along
+// (for example removing the desired-replicas annotation). A ReplicaSet whose replicas are
+// not from any more (someone else scaled it) or that was replaced gives an error matching
+// ErrGuard, and is not written.
+func ScaleReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSet, from, to int32, extra ...Op) (*appsv1.ReplicaSet, error) {
+	ops := []Op{
+		TestOp("/metadata/uid", string(rs.UID)),
+		TestOp("/spec/replicas", from),
+		ReplaceOp("/spec/replicas", to),
+	}
+	ops = append(ops, extra...)
+	body, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	out, err := client.AppsV1().ReplicaSets(rs.Namespace).Patch(ctx, rs.Name, types.JSONPatchType, body, Default().PatchOptions())
+	if err != nil {
+		return nil, guardError(fmt.Sprintf("scale replicaset %s/%s from %d to %d", rs.Namespace, rs.Name, from, to), err)
+	}
+	return out, nil
+}
+
+// PatchReplicaSet applies the JSON patch ops to rs as FieldManager. A failed test or a
+// conflict is an error matching ErrGuard.
+func PatchReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSet, ops []Op) error {
+	body, err := json.Marshal(ops)
+	if err != nil {
+		return err
+	}
+	if _, err := client.AppsV1().ReplicaSets(rs.Namespace).Patch(ctx, rs.Name, types.JSONPatchType, body, Default().PatchOptions()); err != nil {
+		return guardError(fmt.Sprintf("patch replicaset %s/%s", rs.Namespace, rs.Name), err)
+	}
+	return nil
+}
+
+// CreateReplicaSet creates rs with o and returns the ReplicaSet the server stored. The
+// API error (AlreadyExists, Forbidden, ...) is returned as it is, for the caller to tell
+// apart with apierrors or Classify.
+func CreateReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSet, o Options) (*appsv1.ReplicaSet, error) {
+	return client.AppsV1().ReplicaSets(rs.Namespace).Create(ctx, rs, o.CreateOptions())
+}
+
+// UpdateDeployment sends d (guarded by its resourceVersion: a Deployment changed since is a
+// 409 Conflict) with o and returns the Deployment the server stored, or would store with
+// o.DryRun. The API error is returned as it is.
+func UpdateDeployment(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment, o Options) (*appsv1.Deployment, error) {
+	return client.AppsV1().Deployments(d.Namespace).Update(ctx, d, o.UpdateOptions())
+}
