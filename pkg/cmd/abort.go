@@ -32,10 +32,20 @@ type AbortOptions struct {
 	genericiooptions.IOStreams
 }
 
+// NewAbortOptions returns AbortOptions with drive's defaults (lease duration, clock, terminal
+// check).
+func NewAbortOptions(streams genericiooptions.IOStreams) *AbortOptions {
+	return &AbortOptions{
+		LeaseDuration: defaultLeaseDuration,
+		Now:           time.Now,
+		Terminal:      stdTerminal(streams),
+		IOStreams:     streams,
+	}
+}
+
 // NewCmdAbort returns "kubectl rollplan abort".
 func NewCmdAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	d := NewDriveOptions(streams)
-	o := &AbortOptions{LeaseDuration: d.LeaseDuration, Now: time.Now, Terminal: d.Terminal, IOStreams: streams}
+	o := NewAbortOptions(streams)
 	cmd := &cobra.Command{
 		Use:                   "abort (deploy/NAME | NAME) [--yes]",
 		DisableFlagsInUseLine: true,
@@ -50,12 +60,7 @@ func NewCmdAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 		Example: templates.Examples(`
 			kubectl rollplan abort deploy/web
 			kubectl rollplan abort web --yes`),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Target.complete(f, args, "", driveClient(f)); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(f, o),
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "Do not ask before each step.")
@@ -67,11 +72,18 @@ func NewCmdAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 	return cmd
 }
 
+// Complete resolves the namespace, the Deployment's name and the client (drive's).
+func (o *AbortOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	return o.Target.complete(f, args, "", driveClient(f))
+}
+
+// Validate checks the flags alone (pure): --lease-duration, as drive does.
+func (o *AbortOptions) Validate() error {
+	return validateLeaseDuration(o.LeaseDuration)
+}
+
 // Run prints the walk-back plan and executes it.
 func (o *AbortOptions) Run(ctx context.Context) error {
-	if o.LeaseDuration < 3*time.Second {
-		return fmt.Errorf("--lease-duration=%s: must be 3s or more", o.LeaseDuration)
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -112,5 +124,5 @@ func (o *AbortOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return (&DriveOptions{Target: o.Target, IOStreams: o.IOStreams}).report(res)
+	return reportDrive(o.Out, o.Target, res)
 }

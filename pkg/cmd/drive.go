@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
-	"k8s.io/kubectl/pkg/util/term"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -75,7 +74,7 @@ type DriveOptions struct {
 	LeaseDuration   time.Duration
 	Adopt           bool
 	Force           bool
-	DryRun          string
+	DryRun          cmdutil.DryRunStrategy
 
 	Target
 	// Now is the clock; Terminal says whether stdin and stderr are a terminal (prompts and
@@ -89,14 +88,11 @@ type DriveOptions struct {
 // NewDriveOptions returns DriveOptions with defaults.
 func NewDriveOptions(streams genericiooptions.IOStreams) *DriveOptions {
 	return &DriveOptions{
-		DryRun:        "none",
-		LeaseDuration: 30 * time.Second,
+		DryRun:        cmdutil.DryRunNone,
+		LeaseDuration: defaultLeaseDuration,
 		Now:           time.Now,
+		Terminal:      stdTerminal(streams),
 		IOStreams:     streams,
-		Terminal: func() bool {
-			t := term.TTY{In: streams.In, Out: streams.ErrOut}
-			return t.IsTerminalIn() && t.IsTerminalOut()
-		},
 	}
 }
 
@@ -109,15 +105,7 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 		Short:                 "Walk a Deployment's rollout step by step from the client",
 		Long:                  driveLong,
 		Example:               driveExample,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(f, cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:                  runE(f, o),
 	}
 	o.Change.AddFlags(cmd)
 	fl := cmd.Flags()
@@ -129,14 +117,17 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 	fl.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "How long the lease in the Deployment's annotation lasts without renewal; another driver may take over after it (renewed every third of it).")
 	fl.BoolVar(&o.Adopt, "adopt", false, "Take over a rollout in flight that drive did not start.")
 	fl.BoolVar(&o.Force, "force", false, "Take the lease of a driver that holds it (use when that driver is gone).")
-	fl.StringVar(&o.DryRun, "dry-run", o.DryRun, `"client": print the plan, and where it differs from the controller's, and change nothing; "server": also send the takeover write with dryRun=All.`)
-	fl.Lookup("dry-run").NoOptDefVal = "client"
+	addDriveDryRunFlag(cmd)
 	cmd.AddCommand(NewCmdDriveStatus(f, streams))
 	return cmd
 }
 
-// Complete resolves the namespace, the Deployment's name and the client.
-func (o *DriveOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+// Complete resolves --dry-run, the namespace, the Deployment's name and the client.
+func (o *DriveOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	var err error
+	if o.DryRun, err = parseDryRun(cmdutil.GetFlagString(cmd, "dry-run")); err != nil {
+		return err
+	}
 	return o.Target.complete(f, args, "", driveClient(f))
 }
 
@@ -154,21 +145,21 @@ func driveClient(f cmdutil.Factory) func() (kubernetes.Interface, error) {
 	}
 }
 
-// Validate checks the flags alone.
+// Validate checks the flags alone (pure). --steps and --until-step are 1 or more, or 0 (their
+// default) for no limit.
 func (o *DriveOptions) Validate() error {
 	switch {
-	case o.DryRun != "none" && o.DryRun != "client" && o.DryRun != "server":
-		return fmt.Errorf(`--dry-run=%s: use "none", "client" or "server"`, o.DryRun)
 	case o.Steps < 0:
-		return fmt.Errorf("--steps=%d: must be 1 or more", o.Steps)
+		return fmt.Errorf("--steps=%d: must be 1 or more (0, the default, makes every step)", o.Steps)
 	case o.UntilStep < 0:
-		return fmt.Errorf("--until-step=%d: must be 1 or more", o.UntilStep)
+		return fmt.Errorf("--until-step=%d: must be 1 or more (0, the default, makes every step)", o.UntilStep)
 	case o.Steps > 0 && o.UntilStep > 0:
 		return errors.New("--steps and --until-step: give one of them")
 	case o.Interval < 0 || o.ProgressTimeout < 0:
 		return errors.New("--interval and --progress-timeout must not be negative")
-	case o.LeaseDuration < 3*time.Second:
-		return fmt.Errorf("--lease-duration=%s: must be 3s or more", o.LeaseDuration)
+	}
+	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
+		return err
 	}
 	return o.Change.Validate()
 }
@@ -225,7 +216,7 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
 		Progress: o.ErrOut, Live: live, Now: o.Now,
 	}
-	if !o.Yes && o.DryRun == "none" {
+	if !o.Yes && o.DryRun == cmdutil.DryRunNone {
 		if !live {
 			return errors.New("standard input is not a terminal, so drive cannot ask before each step: pass --yes to drive without asking (--steps or --until-step still hold where you say)")
 		}
@@ -236,7 +227,7 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	var nothing *drive.NothingToDoError
 	if errors.As(err, &nothing) {
 		fmt.Fprintln(o.Out, nothing.Msg)
-		if o.DryRun == "none" {
+		if o.DryRun == cmdutil.DryRunNone {
 			if err := drive.TidyLeftovers(ctx, cs, o.Namespace, o.Name); err != nil {
 				fmt.Fprintf(o.ErrOut, "warning: %v\n", err)
 			}
@@ -249,7 +240,7 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	if err := o.printPrepared(ctx, cs, prep); err != nil {
 		return err
 	}
-	if o.DryRun != "none" {
+	if o.DryRun != cmdutil.DryRunNone {
 		return o.dryRun(ctx, cs, prep)
 	}
 	res, err := d.Run(ctx, prep)
@@ -260,7 +251,7 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.report(res)
+	return reportDrive(o.Out, o.Target, res)
 }
 
 func (o *DriveOptions) printPrepared(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
@@ -319,7 +310,7 @@ func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *d
 	if err := drive.PrintComparison(o.Out, c); err != nil {
 		return err
 	}
-	if o.DryRun == "server" {
+	if o.DryRun == cmdutil.DryRunServer {
 		if err := drive.DryRunTakeover(ctx, cs, p.Takeover); err != nil {
 			return err
 		}
@@ -329,14 +320,16 @@ func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *d
 	return nil
 }
 
-func (o *DriveOptions) report(res *drive.Result) error {
+// reportDrive prints the outcome of drive's or abort's Run on t to w; a held outcome is
+// exit code ExitHeld.
+func reportDrive(w io.Writer, t Target, res *drive.Result) error {
 	switch res.Outcome {
 	case drive.OutcomeComplete:
-		fmt.Fprintf(o.Out, "deployment %s/%s rolled out: revision %d, %s in %s, handed back to the controller\n", o.Namespace, o.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
+		fmt.Fprintf(w, "deployment %s/%s rolled out: revision %d, %s in %s, handed back to the controller\n", t.Namespace, t.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
 	case drive.OutcomeAborted:
-		fmt.Fprintf(o.Out, "deployment %s/%s walked back: revision %d, %s in %s, handed back to the controller\n", o.Namespace, o.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
+		fmt.Fprintf(w, "deployment %s/%s walked back: revision %d, %s in %s, handed back to the controller\n", t.Namespace, t.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
 	case drive.OutcomeHeld:
-		fmt.Fprintf(o.Out, "deployment %s/%s held at step %d of %d: %s\n", o.Namespace, o.Name, res.Step, res.Steps, res.Reason)
+		fmt.Fprintf(w, "deployment %s/%s held at step %d of %d: %s\n", t.Namespace, t.Name, res.Step, res.Steps, res.Reason)
 		return NewExitError(ExitHeld, "")
 	case drive.OutcomeNotStarted:
 	}
@@ -389,22 +382,27 @@ func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *c
 		Example: templates.Examples(`
 			kubectl rollplan drive status deploy/web
 			kubectl rollplan drive status web -o json`),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Target.complete(f, args, "", nil); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(f, o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: human-readable).")
 	return cmd
 }
 
-// Run reads the Deployment and prints its drive status.
-func (o *DriveStatusOptions) Run(ctx context.Context) error {
+// Complete resolves the namespace, the Deployment's name and the client.
+func (o *DriveStatusOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	return o.Target.complete(f, args, "", nil)
+}
+
+// Validate checks -o (pure).
+func (o *DriveStatusOptions) Validate() error {
 	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
 		return fmt.Errorf("--output=%s: use json or yaml", o.Output)
 	}
+	return nil
+}
+
+// Run reads the Deployment and prints its drive status.
+func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}

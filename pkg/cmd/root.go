@@ -1,5 +1,12 @@
-// Package cmd wires the kubectl rollplan commands: cobra and cli-runtime only. Decisions live
-// in pkg/planner, reads in pkg/cluster, output in pkg/printer.
+// Package cmd holds the kubectl rollplan commands: the root command (kubectl's connection
+// flags, klog's -v, completion), one file per verb, and HandleError, which turns a command's
+// error into kubectl's "error: ..." line and the exit code. Each verb is an Options struct
+// filled from cobra flags with Complete (namespace, client, arguments through pkg/target),
+// Validate (the flags alone) and Run: Run reads state with pkg/cluster, decides with
+// pkg/planner, pkg/rollout or pkg/drive and prints with pkg/printer. The writes are not all
+// elsewhere yet: undo, pause, resume and restart send their patches from rolloutpatch.go, and
+// preview and drive ask for a server-side dry run (pkg/change); drive, abort and guard write
+// through pkg/drive.
 package cmd
 
 import (
@@ -20,7 +27,8 @@ import (
 const (
 	// ExitOK: the command did what it was asked.
 	ExitOK = 0
-	// ExitError: any error (bad input, missing object, API failure).
+	// ExitError: any error HandleError is given that does not carry another code (bad
+	// input, a missing object, an API failure, an edit by someone else during drive).
 	ExitError = 1
 	// ExitStalled: with --fail-on-stall, the plan ends Stalled (the rollout would not complete).
 	ExitStalled = 3
@@ -29,7 +37,9 @@ const (
 	ExitHeld = 4
 )
 
-// ExitError carries a specific exit code; its message (if any) is printed as kubectl prints errors.
+// exitError is an error that sets the exit code (NewExitError). HandleError prints its message,
+// when not empty, as "error: MSG" as it is (not through kubectl's StandardErrorMessage), and
+// returns its code.
 type exitError struct {
 	code int
 	msg  string
