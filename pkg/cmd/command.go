@@ -55,11 +55,11 @@ func validateReadiness(s string) error {
 	return nil
 }
 
-// Target is the Deployment a command acts on and the client that reaches it; the commands'
-// Options embed it.
+// Target is the one Deployment a command acts on (the target.Ref its arguments resolve to:
+// o.Namespace, o.Name) and the client that reaches it; the commands' Options embed it. A
+// command that acts on many (issue 8) holds the []target.Ref of Selection.Resolve instead.
 type Target struct {
-	Namespace string
-	Name      string
+	target.Ref
 	// Client returns the clientset (built lazily, so that offline commands need no kubeconfig).
 	Client func() (kubernetes.Interface, error)
 }
@@ -92,7 +92,7 @@ func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, cl
 	if len(refs) != 1 {
 		return fmt.Errorf("one Deployment at a time: %d selected", len(refs))
 	}
-	t.Namespace, t.Name = refs[0].Namespace, refs[0].Name
+	t.Ref = refs[0]
 	if client == nil {
 		client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
 	}
