@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/krewcheck"
+	"github.com/rollplan/kubectl-rollplan/internal/krewcheck"
 )
 
 const (

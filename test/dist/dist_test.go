@@ -32,7 +32,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/krewcheck"
+	"github.com/rollplan/kubectl-rollplan/internal/krewcheck"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
