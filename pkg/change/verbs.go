@@ -9,10 +9,9 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // RestartedAtAnnotation is the pod template annotation `kubectl rollout restart` sets.
@@ -125,7 +124,7 @@ func ToRevision(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, revision int64) 
 	if err != nil {
 		return nil, err
 	}
-	rev, _ := deploymentutil.Revision(target)
+	rev, _ := deployutil.Revision(target)
 	if d.Spec.Paused {
 		return nil, &kubectlError{
 			msg:      "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again",
@@ -133,37 +132,21 @@ func ToRevision(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, revision int64) 
 		}
 	}
 	out := d.DeepCopy()
-	if equalIgnoreHash(&target.Spec.Template, &d.Spec.Template) {
+	if deployutil.EqualIgnoreHash(&target.Spec.Template, &d.Spec.Template) {
 		return &Rollback{Deployment: out, Target: target, Revision: rev, Skipped: true}, nil
 	}
 	template := target.Spec.Template.DeepCopy()
 	delete(template.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
 	out.Spec.Template = *template
 
-	annotations := map[string]string{}
-	for k := range annotationsToSkip {
-		if v, ok := d.Annotations[k]; ok {
-			annotations[k] = v
-		}
-	}
+	annotations := deployutil.SkippedAnnotations(d.Annotations)
 	for k, v := range target.Annotations {
-		if !annotationsToSkip[k] {
+		if !deployutil.SkipCopyAnnotation(k) {
 			annotations[k] = v
 		}
 	}
 	out.Annotations = annotations
 	return &Rollback{Deployment: out, Target: target, Revision: rev}, nil
-}
-
-// annotationsToSkip mirrors annotationsToSkip in rollback.go: annotations kept from the
-// Deployment and not copied from the ReplicaSet.
-var annotationsToSkip = map[string]bool{
-	corev1.LastAppliedConfigAnnotation:       true,
-	deploymentutil.RevisionAnnotation:        true,
-	deploymentutil.RevisionHistoryAnnotation: true,
-	deploymentutil.DesiredReplicasAnnotation: true,
-	deploymentutil.MaxReplicasAnnotation:     true,
-	appsv1.DeprecatedRollbackTo:              true,
 }
 
 // findRevision mirrors deploymentRevision: the ReplicaSet with the given revision, or for 0
@@ -175,7 +158,7 @@ func findRevision(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, toRevision int
 		if !metav1.IsControlledBy(rs, d) {
 			continue
 		}
-		v, err := deploymentutil.Revision(rs)
+		v, err := deployutil.Revision(rs)
 		if err != nil {
 			continue
 		}
@@ -204,7 +187,7 @@ func findRevision(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, toRevision int
 func revisionNotFound(r int64, rss []*appsv1.ReplicaSet, d *appsv1.Deployment) error {
 	var revs []int64
 	for _, rs := range rss {
-		if v, err := deploymentutil.Revision(rs); err == nil && v > 0 && metav1.IsControlledBy(rs, d) {
+		if v, err := deployutil.Revision(rs); err == nil && v > 0 && metav1.IsControlledBy(rs, d) {
 			revs = append(revs, v)
 		}
 	}
@@ -218,13 +201,4 @@ func revisionNotFound(r int64, rss []*appsv1.ReplicaSet, d *appsv1.Deployment) e
 		s[i] = strconv.FormatInt(v, 10)
 	}
 	return fmt.Errorf("unable to find specified revision %d in history (revisions of deployment %q: %s)", r, d.Name, strings.Join(s, ", "))
-}
-
-// equalIgnoreHash mirrors equalIgnoreHash in rollback.go (kubectl's copy of
-// deploymentutil.EqualIgnoreHash).
-func equalIgnoreHash(t1, t2 *corev1.PodTemplateSpec) bool {
-	c1, c2 := t1.DeepCopy(), t2.DeepCopy()
-	delete(c1.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	delete(c2.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	return apiequality.Semantic.DeepEqual(c1, c2)
 }

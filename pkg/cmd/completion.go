@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -344,7 +344,7 @@ func CompleteRevisions(ctx context.Context, client kubernetes.Interface, ns, nam
 		if owner := metav1.GetControllerOf(rs); owner == nil || owner.UID != d.UID {
 			continue
 		}
-		n, err := strconv.ParseInt(rs.Annotations[deploymentutil.RevisionAnnotation], 10, 64)
+		n, err := deployutil.Revision(rs)
 		if err != nil || n <= 0 {
 			continue
 		}
@@ -355,7 +355,7 @@ func CompleteRevisions(ctx context.Context, client kubernetes.Interface, ns, nam
 		revs = append(revs, rev{n: n, images: strings.Join(images, ",")})
 	}
 	slices.SortFunc(revs, func(a, b rev) int { return cmp.Compare(b.n, a.n) })
-	current := d.Annotations[deploymentutil.RevisionAnnotation]
+	current := d.Annotations[deployutil.RevisionAnnotation]
 	var out []string
 	for _, r := range revs {
 		s := strconv.FormatInt(r.n, 10)

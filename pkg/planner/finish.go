@@ -6,6 +6,9 @@ import (
 	"strconv"
 
 	"k8s.io/utils/integer"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 func roundToInt32(a float64) int32 { return integer.RoundToInt32(a) }
@@ -179,7 +182,7 @@ func (s *simulation) stalledReason() string {
 				return fmt.Sprintf("every sync is a scaling event: ReplicaSet %s carries %s=%d while spec.replicas is %d, "+
 					"and proportional scaling leaves the ReplicaSets as they are, so the rollout never proceeds; "+
 					"fixing or removing that annotation (or scaling the Deployment) unblocks it",
-					rs.name, DesiredReplicasAnnotation, desired, s.replicas)
+					rs.name, deployutil.DesiredReplicasAnnotation, desired, s.replicas)
 			}
 		}
 	}
@@ -214,7 +217,7 @@ func (s *simulation) nameUncreatedNewRS() {
 			s.plan.NewReplicaSet.Name, s.plan.NewReplicaSet.PodTemplateHash, s.plan.NewReplicaSet.CollisionCount = name, hash, cc
 			return
 		}
-		next := ptrDeref(cc, 0) + 1
+		next := ptr.Deref(cc, 0) + 1
 		cc = &next
 	}
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/dump"
@@ -45,17 +43,4 @@ func ReplicaSetName(deploymentName, podTemplateHash string) string {
 		return deploymentName[:maxDeploymentNameLength] + separator + podTemplateHash
 	}
 	return deploymentName + separator + podTemplateHash
-}
-
-// EqualIgnoreHash reports whether two pod templates are semantically equal once the
-// pod-template-hash label is removed from both; this is how the controller finds a
-// Deployment's new ReplicaSet (and how a rollback reuses an old one).
-//
-// Mirrors deploymentutil.EqualIgnoreHash, pkg/controller/deployment/util, v1.36.3.
-func EqualIgnoreHash(template1, template2 *corev1.PodTemplateSpec) bool {
-	t1Copy := template1.DeepCopy()
-	t2Copy := template2.DeepCopy()
-	delete(t1Copy.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	delete(t2Copy.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	return apiequality.Semantic.DeepEqual(t1Copy, t2Copy)
 }

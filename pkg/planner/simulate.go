@@ -9,6 +9,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // ErrNoFixedPoint is returned when the simulated controller keeps writing past the bound on
@@ -126,7 +129,7 @@ func newSimulation(in Input) (*simulation, error) {
 	slices.SortFunc(s.rss, func(a, b *replicaSet) int { return cmpBefore(a, b) })
 	// FindNewReplicaSet: the oldest ReplicaSet whose template matches wins.
 	for _, rs := range in.ReplicaSets {
-		if EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+		if deployutil.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
 			st := s.find(rs.Name)
 			if s.newRS == nil || st.before(s.newRS) {
 				s.newRS = st
@@ -233,7 +236,7 @@ func (s *simulation) describeExistingNewRS(src *appsv1.ReplicaSet) {
 	}
 	// copyDeploymentAnnotationsToReplicaSet changes the ReplicaSet if any copied annotation differs.
 	for k, v := range s.d.Annotations {
-		if skipCopyAnnotation(k) {
+		if deployutil.SkipCopyAnnotation(k) {
 			continue
 		}
 		if cur, ok := src.Annotations[k]; !ok || cur != v {
@@ -274,7 +277,7 @@ func (s *simulation) describeCreatedNewRS(in Input) {
 		}
 		// Each collision costs the controller one sync: it bumps status.collisionCount by one
 		// and requeues.
-		next := ptrDeref(cc, 0) + 1
+		next := ptr.Deref(cc, 0) + 1
 		cc = &next
 		s.collisionSyncs++
 	}
@@ -327,19 +330,4 @@ func appendRevisionHistory(history, oldRevision string) string {
 	}
 	out := append(oldRevisions[start:], oldRevision)
 	return strings.Join(out, ",")
-}
-
-// skipCopyAnnotation mirrors deploymentutil's annotationsToSkip: annotations never copied
-// from the Deployment to its new ReplicaSet.
-func skipCopyAnnotation(key string) bool {
-	switch key {
-	case "kubectl.kubernetes.io/last-applied-configuration",
-		RevisionAnnotation,
-		RevisionHistoryAnnotation,
-		DesiredReplicasAnnotation,
-		MaxReplicasAnnotation,
-		appsv1.DeprecatedRollbackTo:
-		return true
-	}
-	return false
 }

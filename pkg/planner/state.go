@@ -5,6 +5,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // replicaSet is the planner's working copy of one ReplicaSet: the fields the controller's
@@ -56,18 +59,18 @@ func newReplicaSetState(rs *appsv1.ReplicaSet) *replicaSet {
 		created:         rs.CreationTimestamp,
 		exists:          true,
 		deleting:        rs.DeletionTimestamp != nil,
-		replicas:        ptrDeref(rs.Spec.Replicas, 1),
+		replicas:        ptr.Deref(rs.Spec.Replicas, 1),
 		statusReplicas:  rs.Status.Replicas,
 		available:       rs.Status.AvailableReplicas,
 		staleGeneration: rs.Generation > rs.Status.ObservedGeneration,
 		noAnnotations:   rs.Annotations == nil,
-		desiredAnn:      rs.Annotations[DesiredReplicasAnnotation],
-		maxAnn:          rs.Annotations[MaxReplicasAnnotation],
-		revisionHistory: rs.Annotations[RevisionHistoryAnnotation],
+		desiredAnn:      rs.Annotations[deployutil.DesiredReplicasAnnotation],
+		maxAnn:          rs.Annotations[deployutil.MaxReplicasAnnotation],
+		revisionHistory: rs.Annotations[deployutil.RevisionHistoryAnnotation],
 	}
-	if v, ok := rs.Annotations[RevisionAnnotation]; ok {
+	if _, ok := rs.Annotations[deployutil.RevisionAnnotation]; ok {
 		s.revisionSet = true
-		n, err := strconv.ParseInt(v, 10, 64)
+		n, err := deployutil.Revision(rs)
 		s.revision, s.revisionErr = n, err != nil
 	}
 	return s
@@ -89,11 +92,4 @@ func nonNegativeInt32(s string) (int32, bool) {
 		return 0, false
 	}
 	return int32(v), true
-}
-
-func ptrDeref[T any](p *T, def T) T {
-	if p == nil {
-		return def
-	}
-	return *p
 }

@@ -4,7 +4,10 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // ControllerVersion is the kube-controller-manager release whose Deployment controller the
@@ -248,14 +251,16 @@ type CleanupEntry struct {
 	RollbackTarget bool
 }
 
-// Annotations the controller reads and writes (deploymentutil, v1.36.3).
+// Annotation keys, kept for pkg/drive until it refers to deployutil directly.
 const (
-	// RevisionAnnotation is the revision of a ReplicaSet (and of its Deployment).
-	RevisionAnnotation = "deployment.kubernetes.io/revision"
-	// RevisionHistoryAnnotation lists a ReplicaSet's earlier revisions, after rollbacks.
-	RevisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
-	// DesiredReplicasAnnotation is spec.replicas of the Deployment when it last scaled the RS.
-	DesiredReplicasAnnotation = "deployment.kubernetes.io/desired-replicas"
-	// MaxReplicasAnnotation is spec.replicas+maxSurge when it last scaled the RS.
-	MaxReplicasAnnotation = "deployment.kubernetes.io/max-replicas"
+	RevisionAnnotation        = deployutil.RevisionAnnotation
+	RevisionHistoryAnnotation = deployutil.RevisionHistoryAnnotation
+	DesiredReplicasAnnotation = deployutil.DesiredReplicasAnnotation
+	MaxReplicasAnnotation     = deployutil.MaxReplicasAnnotation
 )
+
+// EqualIgnoreHash is deployutil.EqualIgnoreHash, kept for pkg/drive until it refers to
+// deployutil directly.
+func EqualIgnoreHash(template1, template2 *corev1.PodTemplateSpec) bool {
+	return deployutil.EqualIgnoreHash(template1, template2)
+}

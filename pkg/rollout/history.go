@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -150,7 +151,7 @@ func BuildHistory(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *History {
 			h.Orphans = append(h.Orphans, rs.Name)
 			continue
 		}
-		if planner.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) && current == nil {
+		if deployutil.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) && current == nil {
 			current = rs
 		}
 		rev, ok := parseRevision(rs)
@@ -184,7 +185,7 @@ func BuildHistory(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *History {
 func newRevision(rs *appsv1.ReplicaSet, rev int64) Revision {
 	r := Revision{
 		Revision:          rev,
-		EarlierRevisions:  parseRevisionHistory(rs.Annotations[planner.RevisionHistoryAnnotation]),
+		EarlierRevisions:  parseRevisionHistory(rs.Annotations[deployutil.RevisionHistoryAnnotation]),
 		ReplicaSet:        rs,
 		PodTemplateHash:   rs.Labels[appsv1.DefaultDeploymentUniqueLabelKey],
 		Replicas:          ptr.Deref(rs.Spec.Replicas, 1),
@@ -208,11 +209,7 @@ func newRevision(rs *appsv1.ReplicaSet, rev int64) Revision {
 // parseRevision reads the revision annotation as kubectl's deploymentutil.Revision does: a
 // missing annotation is revision 0, one that does not parse is skipped.
 func parseRevision(rs *appsv1.ReplicaSet) (int64, bool) {
-	v, ok := rs.Annotations[planner.RevisionAnnotation]
-	if !ok {
-		return 0, true
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
+	n, err := deployutil.Revision(rs)
 	return n, err == nil
 }
 
