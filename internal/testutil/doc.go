@@ -5,13 +5,17 @@
 //	old := testutil.ReplicaSetFor(d).Image("nginx:1.18").Revision(1).Replicas(10).Created(0).Build()
 //	cur := testutil.ReplicaSetFor(d).Revision(2).Replicas(0).Created(1).Build()
 //
-// Objects come out the way a v1.36.3 API server stores them: a Deployment has the apps/v1
-// defaults (replicas 1, RollingUpdate 25%/25%, revisionHistoryLimit 10,
-// progressDeadlineSeconds 600) and a server-defaulted pod template (dnsPolicy,
-// restartPolicy, schedulerName, securityContext {}, terminationGracePeriodSeconds 30,
-// imagePullPolicy, terminationMessagePath/Policy); a ReplicaSet built from a Deployment
-// carries the pod-template-hash label, name, selector, controller ownerRef and
-// deployment.kubernetes.io annotations the Deployment controller would give it. Every
-// builder method returns the builder; Build returns a fresh object each call, so one builder
-// can produce several variants. Times are deterministic (see Time).
+// Objects come out the way a v1.36.3 API server stores them, computed with the production
+// functions rather than copies of them: a Deployment has the apps/v1 and pod template
+// defaults of change.ApplyDefaults (replicas 1, RollingUpdate 25%/25%, revisionHistoryLimit
+// 10, progressDeadlineSeconds 600, dnsPolicy, restartPolicy, schedulerName, securityContext
+// {}, terminationGracePeriodSeconds 30, imagePullPolicy, terminationMessagePath/Policy); a
+// ReplicaSet built from a Deployment carries the pod-template-hash (planner.ComputeHash),
+// name (planner.ReplicaSetName), selector, controller ownerRef and deployment.kubernetes.io
+// annotations (deployutil) the Deployment controller would give it. Every builder method
+// returns the builder; Build returns a fresh object each call, so one builder can produce
+// several variants. Times are deterministic (see Time).
+//
+// Files by kind: deployment.go, replicaset.go, pod.go (containers), meta.go (times, UIDs),
+// golden.go (golden files).
 package testutil

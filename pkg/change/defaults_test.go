@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 func readJSON(t *testing.T, path string, into any) {
@@ -46,7 +47,7 @@ func TestApplyDefaultsMatchesServer(t *testing.T) {
 	if diff := cmp.Diff(server.Spec, got.Spec); diff != "" {
 		t.Errorf("client-defaulted spec differs from the server's (-server +client):\n%s", diff)
 	}
-	if h, want := testutil.ComputeHash(&got.Spec.Template, nil), testutil.ComputeHash(&server.Spec.Template, nil); h != want {
+	if h, want := planner.ComputeHash(&got.Spec.Template, nil), planner.ComputeHash(&server.Spec.Template, nil); h != want {
 		t.Errorf("pod-template-hash %s, the server's template gives %s", h, want)
 	}
 }
@@ -152,11 +153,11 @@ func TestApplyDefaultsCanonicalQuantities(t *testing.T) {
 	}
 	for _, tc := range tests {
 		a, b := change.ApplyDefaults(with(tc.a[0], tc.a[1])), change.ApplyDefaults(with(tc.b[0], tc.b[1]))
-		if ha, hb := testutil.ComputeHash(&a.Spec.Template, nil), testutil.ComputeHash(&b.Spec.Template, nil); ha != hb {
+		if ha, hb := planner.ComputeHash(&a.Spec.Template, nil), planner.ComputeHash(&b.Spec.Template, nil); ha != hb {
 			t.Errorf("hash of %v = %s, of %v = %s: want equal after defaulting", tc.a, ha, tc.b, hb)
 		}
 		raw := with(tc.a[0], tc.a[1])
-		if testutil.ComputeHash(&raw.Spec.Template, nil) == testutil.ComputeHash(&with(tc.b[0], tc.b[1]).Spec.Template, nil) {
+		if planner.ComputeHash(&raw.Spec.Template, nil) == planner.ComputeHash(&with(tc.b[0], tc.b[1]).Spec.Template, nil) {
 			t.Errorf("%v and %v hash equal even before defaulting: the test shows nothing", tc.a, tc.b)
 		}
 	}

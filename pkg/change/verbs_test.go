@@ -11,6 +11,8 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // history builds web at revision 3 (nginx:1.20) with ReplicaSets of revisions 1 (1.18),
@@ -50,7 +52,7 @@ func TestToRevision(t *testing.T) {
 			}},
 		{name: "a non-numeric revision is skipped", revision: 0, wantImage: "nginx:1.19", wantRevision: 2,
 			rss: func(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
-				bad := testutil.ReplicaSetFor(d).Image("nginx:9").Annotation(testutil.RevisionAnnotation, "x").Build()
+				bad := testutil.ReplicaSetFor(d).Image("nginx:9").Annotation(deployutil.RevisionAnnotation, "x").Build()
 				return append(rss, bad)
 			}},
 	}
@@ -101,7 +103,7 @@ func TestToRevisionAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		testutil.RevisionAnnotation:        "3",
+		deployutil.RevisionAnnotation:      "3",
 		corev1.LastAppliedConfigAnnotation: "{}",
 		"team":                             "x",
 		"other":                            "y",
@@ -160,7 +162,7 @@ func TestRestart(t *testing.T) {
 	if _, ok := d.Spec.Template.Annotations[change.RestartedAtAnnotation]; ok {
 		t.Errorf("input mutated")
 	}
-	if testutil.ComputeHash(&got.Spec.Template, nil) == testutil.ComputeHash(&d.Spec.Template, nil) {
+	if planner.ComputeHash(&got.Spec.Template, nil) == planner.ComputeHash(&d.Spec.Template, nil) {
 		t.Errorf("restart did not change the template hash")
 	}
 	// A Deployment without template annotations gets the map.

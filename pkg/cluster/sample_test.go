@@ -7,7 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 func TestSample(t *testing.T) {
@@ -27,7 +28,7 @@ func TestSample(t *testing.T) {
 	}
 	var got []rsInfo
 	for _, rs := range s.ReplicaSets {
-		rev, _ := strconv.Atoi(rs.Annotations[testutil.RevisionAnnotation])
+		rev, _ := strconv.Atoi(rs.Annotations[deployutil.RevisionAnnotation])
 		got = append(got, rsInfo{rs.Name, rev, *rs.Spec.Replicas, rs.Spec.Template.Spec.Containers[0].Image})
 	}
 	want := []rsInfo{
@@ -53,11 +54,11 @@ func TestSampleHashes(t *testing.T) {
 	for _, rs := range s.ReplicaSets {
 		tmpl := rs.Spec.Template.DeepCopy()
 		delete(tmpl.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-		if got, want := testutil.ComputeHash(tmpl, s.Deployment.Status.CollisionCount), rs.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; got != want {
+		if got, want := planner.ComputeHash(tmpl, s.Deployment.Status.CollisionCount), rs.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; got != want {
 			t.Errorf("%s: computed hash %s, label %s", rs.Name, got, want)
 		}
 	}
-	if got := testutil.ComputeHash(&s.Deployment.Spec.Template, nil); "web-"+got != s.ReplicaSets[2].Name {
+	if got := planner.ComputeHash(&s.Deployment.Spec.Template, nil); "web-"+got != s.ReplicaSets[2].Name {
 		t.Errorf("the Deployment's template hashes to %s, want the newest ReplicaSet %s", got, s.ReplicaSets[2].Name)
 	}
 	if a, b := SampleYAML(), SampleYAML(); &a[0] == &b[0] {

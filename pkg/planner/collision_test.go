@@ -18,7 +18,7 @@ import (
 // collisions cost k syncs, and the create happens in sync k+1.
 func TestSimulateHashCollisionSyncs(t *testing.T) {
 	d := testutil.Deployment("web").Replicas(2).Image("nginx:1.19").Build()
-	hash := func(cc *int32) string { return testutil.ComputeHash(&d.Spec.Template, cc) }
+	hash := func(cc *int32) string { return planner.ComputeHash(&d.Spec.Template, cc) }
 	// squatter is an old ReplicaSet (another template) that carries the name name.
 	squatter := func(image string, revision int64, created int, name string) *appsv1.ReplicaSet {
 		return testutil.ReplicaSetFor(d).Image(image).Revision(revision).Created(created).Name(name).Build()

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -39,8 +40,8 @@ func fixture(replicas int32, surge, unavailable string, image string) (*appsv1.D
 	old := &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-" + hash, Namespace: "default",
 			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
-			Annotations: map[string]string{planner.RevisionAnnotation: "1",
-				planner.DesiredReplicasAnnotation: fmt.Sprint(replicas), planner.MaxReplicasAnnotation: fmt.Sprint(replicas + 3)}},
+			Annotations: map[string]string{deployutil.RevisionAnnotation: "1",
+				deployutil.DesiredReplicasAnnotation: fmt.Sprint(replicas), deployutil.MaxReplicasAnnotation: fmt.Sprint(replicas + 3)}},
 		Spec:   appsv1.ReplicaSetSpec{Replicas: &r, Template: oldT},
 		Status: appsv1.ReplicaSetStatus{Replicas: r, AvailableReplicas: r, ReadyReplicas: r},
 	}

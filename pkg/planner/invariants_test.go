@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -73,7 +74,7 @@ func genScenario(src source) planner.Input {
 		case 0:
 			b.MaxReplicas(int32(src.intn(40)))
 		case 1:
-			b.Annotation(testutil.MaxReplicasAnnotation, "")
+			b.Annotation(deployutil.MaxReplicasAnnotation, "")
 		}
 		return b
 	}
@@ -110,12 +111,12 @@ func describe(in planner.Input) string {
 	fmt.Fprintf(&b, " paused=%v readiness=%s revisionHistoryLimit=%d", d.Spec.Paused, in.Readiness, *d.Spec.RevisionHistoryLimit)
 	for _, rs := range in.ReplicaSets {
 		role := "old"
-		if planner.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+		if deployutil.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
 			role = "new"
 		}
 		fmt.Fprintf(&b, "; %s rev=%s created=%s replicas=%d available=%d desired=%q max=%q",
-			role, rs.Annotations[testutil.RevisionAnnotation], rs.CreationTimestamp.UTC().Format("15:04"), *rs.Spec.Replicas,
-			rs.Status.AvailableReplicas, rs.Annotations[testutil.DesiredReplicasAnnotation], rs.Annotations[testutil.MaxReplicasAnnotation])
+			role, rs.Annotations[deployutil.RevisionAnnotation], rs.CreationTimestamp.UTC().Format("15:04"), *rs.Spec.Replicas,
+			rs.Status.AvailableReplicas, rs.Annotations[deployutil.DesiredReplicasAnnotation], rs.Annotations[deployutil.MaxReplicasAnnotation])
 	}
 	return b.String()
 }
@@ -151,11 +152,11 @@ func factsOf(in planner.Input) startFacts {
 	for _, rs := range in.ReplicaSets {
 		f.total += *rs.Spec.Replicas
 		f.available += rs.Status.AvailableReplicas
-		desired, err := strconv.ParseUint(rs.Annotations[testutil.DesiredReplicasAnnotation], 10, 31)
+		desired, err := strconv.ParseUint(rs.Annotations[deployutil.DesiredReplicasAnnotation], 10, 31)
 		// IsSaturated: the new ReplicaSet (active or not) at spec.replicas, all available,
 		// desired-replicas = spec.replicas. Under batched its pods become available when the
 		// controller rests, so it saturates then.
-		if planner.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) && err == nil && int32(desired) == f.replicas &&
+		if deployutil.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) && err == nil && int32(desired) == f.replicas &&
 			*rs.Spec.Replicas == f.replicas && (rs.Status.AvailableReplicas == f.replicas || in.Readiness == planner.ReadinessBatched) {
 			saturated = true
 		}

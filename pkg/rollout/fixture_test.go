@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"os"
-
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // restartedAt is the restartedAt value of revision 3 in webHistory.
@@ -50,7 +50,7 @@ func webHistory(limit int32) (*appsv1.Deployment, []*appsv1.ReplicaSet) {
 // byRevision returns the ReplicaSet of webHistory with revision r.
 func byRevision(rss []*appsv1.ReplicaSet, r string) *appsv1.ReplicaSet {
 	for _, rs := range rss {
-		if rs.Annotations[testutil.RevisionAnnotation] == r {
+		if rs.Annotations[deployutil.RevisionAnnotation] == r {
 			return rs
 		}
 	}
@@ -74,7 +74,7 @@ func testutilRS(d *appsv1.Deployment, image string, created int, replicas, avail
 	t := d.DeepCopy()
 	t.Spec.Template.Spec.Containers[0].Image = image
 	return testutil.ReplicaSetFor(t).OwnedBy(d).Created(created).Replicas(replicas).Status(replicas, available, available).
-		Revision(int64(created)).Annotation(testutil.DesiredReplicasAnnotation, desired).Annotation(testutil.MaxReplicasAnnotation, maxReplicas).Build()
+		Revision(int64(created)).Annotation(deployutil.DesiredReplicasAnnotation, desired).Annotation(deployutil.MaxReplicasAnnotation, maxReplicas).Build()
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // row is the part of a Revision the table tests compare.
@@ -93,7 +94,7 @@ func TestBuildHistory(t *testing.T) {
 		d, rss := webHistory(10)
 		orphan := testutil.ReplicaSet("web-orphan", "web").Created(5).Build()
 		bad := testutil.ReplicaSetFor(testutil.Deployment("web").Image("nginx:1.17").Build()).OwnedBy(d).
-			Created(6).Replicas(0).Annotation(testutil.RevisionAnnotation, "x").Build()
+			Created(6).Replicas(0).Annotation(deployutil.RevisionAnnotation, "x").Build()
 		h := BuildHistory(d, append([]*appsv1.ReplicaSet{orphan, bad}, rss...))
 		if diff := cmp.Diff([]int64{2, 3, 4, 5}, h.Numbers()); diff != "" {
 			t.Errorf("revisions (-want +got):\n%s", diff)

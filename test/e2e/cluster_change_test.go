@@ -23,6 +23,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
@@ -248,8 +249,8 @@ func TestToRevisionMatchesKubectlUndo(t *testing.T) {
 		t.Errorf("template (-kubectl +ToRevision):\n%s", diff)
 	}
 	// The controller renumbers the revision after kubectl's patch; the rest is kubectl's.
-	delete(after.Annotations, testutil.RevisionAnnotation)
-	delete(rb.Deployment.Annotations, testutil.RevisionAnnotation)
+	delete(after.Annotations, deployutil.RevisionAnnotation)
+	delete(rb.Deployment.Annotations, deployutil.RevisionAnnotation)
 	if diff := cmp.Diff(after.Annotations, rb.Deployment.Annotations); diff != "" {
 		t.Errorf("annotations (-kubectl +ToRevision):\n%s", diff)
 	}
