@@ -17,19 +17,13 @@ import (
 // followed: re-plan), and every ReplicaSet's replicas (a change by someone else stops the
 // drive). It never overwrites what it finds.
 func (d *Driver) check(ctx context.Context, snap *Snapshot) error {
-	d.mu.Lock()
-	mine := d.state
-	d.mu.Unlock()
+	mine := d.held.state()
 	s := snap.State
 	if s == nil || s.PlanID != mine.PlanID || (s.Holder != "" && s.Holder != d.identity) {
 		return &StoppedError{Lost: true, Msg: fmt.Sprintf("%s: %v: %s; this driver stopped without writing", d.ref(), errLostHold, describeHolder(s))}
 	}
 	dep := snap.Deployment
-	d.mu.Lock()
-	if dep.Generation >= d.dep.Generation {
-		d.dep = dep // a fresh read: writes predict the generation from it
-	}
-	d.mu.Unlock()
+	d.held.observe(dep) // a fresh read: writes predict the generation from it
 	if edits := specEdits(dep, snap, s); len(edits) > 0 {
 		msg := fmt.Sprintf("%s was edited while drive held it: %s. Drive stopped without writing; the Deployment stays held. Review the edit, then `kubectl rollplan resume deploy/%s` hands it back to the controller, or `kubectl rollplan abort deploy/%s` walks back",
 			d.ref(), strings.Join(edits, "; "), d.opts.Name, d.opts.Name)

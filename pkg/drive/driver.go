@@ -135,11 +135,12 @@ type Driver struct {
 	out      *progress
 	view     *view
 
-	mu       sync.Mutex
-	state    *State
-	annValue string
-	dep      *appsv1.Deployment // the Deployment as last read or written
+	// held is what the driver holds (state, annotation value, Deployment): shared with
+	// the lease renewal goroutine, read and replaced only through its methods.
+	held holdState
 
+	// mu guards lastWritten and written.
+	mu sync.Mutex
 	// lastWritten holds every ReplicaSet's spec.replicas as the driver last saw or wrote
 	// it: anything else found there was written by someone else.
 	lastWritten map[string]int32
@@ -344,7 +345,7 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	d.startRenew(ctx)
 	defer func() { d.stopRenew() }()
 
-	if d.opts.Abort && d.state.Phase != PhaseAbort {
+	if d.opts.Abort && d.held.state().Phase != PhaseAbort {
 		if err := d.startAbort(ctx); err != nil {
 			return nil, d.stopped(ctx, err)
 		}

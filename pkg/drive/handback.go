@@ -87,13 +87,11 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	if err := d.check(ctx, snap); err != nil {
 		return nil, err
 	}
-	if rest, err := PlanSteps(d.state.Bounds(), snap.Start()); err != nil || len(rest) > 0 {
+	if rest, err := PlanSteps(d.held.state().Bounds(), snap.Start()); err != nil || len(rest) > 0 {
 		d.startRenew(ctx) // something moved since the last read: go on driving
 		return nil, errReplan
 	}
-	d.mu.Lock()
-	s, annValue := d.state, d.annValue
-	d.mu.Unlock()
+	s, annValue, _ := d.held.snapshot()
 	target := snap.ReplicaSet(snap.TargetName())
 	if target == nil {
 		return nil, fmt.Errorf("%s: ReplicaSet %s is gone", d.ref(), snap.TargetName())
@@ -112,12 +110,7 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	d.dep = out
-	d.state = &State{}
-	*d.state = *s
-	d.state.Holder = ""
-	d.mu.Unlock()
+	d.held.handedBack(out)
 	revision := max(revisionOf(target), maxRevision(snap.ReplicaSets, target.Name)+1)
 	outcome := OutcomeComplete
 	what := fmt.Sprintf("rolled out %s", target.Name)

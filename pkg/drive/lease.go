@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -14,9 +15,7 @@ import (
 func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
 	s := snap.State
 	val := snap.Deployment.Annotations[Annotation]
-	d.mu.Lock()
-	d.state, d.annValue, d.dep = s, val, snap.Deployment
-	d.mu.Unlock()
+	d.held.set(s, val, snap.Deployment)
 	prevHolder := ""
 	if s.LeaseValid(d.now()) && s.Holder != d.identity {
 		if !d.opts.Force {
@@ -46,40 +45,45 @@ func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
 // annotation's last known value; the lease is renewed by every write the holder makes.
 // extra operations ride along in the same patch.
 func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...patchOp) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	next := *d.state
-	mutate(&next)
-	// The API server bumps metadata.generation of a Deployment on every annotation change
-	// (annotations are copied to the new ReplicaSet), once per write.
-	next.Generation = d.dep.Generation + 1
-	now := d.now().UTC()
-	next.UpdatedAt = now
-	if next.Holder == d.identity {
-		exp := now.Add(d.lease)
-		next.LeaseExpires = &exp
-	}
-	val, err := next.Encode()
-	if err != nil {
-		return err
-	}
-	path := annotationPath(Annotation)
-	ops := append([]patchOp{testOp(path, d.annValue), replaceOp(path, val)}, extra...)
-	out, err := patchDeployment(ctx, d.client, d.dep, ops)
-	if errors.Is(err, ErrGuard) {
-		fresh, gerr := d.client.AppsV1().Deployments(d.dep.Namespace).Get(ctx, d.dep.Name, metav1.GetOptions{})
-		if gerr == nil {
-			if cur, rerr := ReadState(fresh); rerr == nil && (cur == nil || cur.PlanID != next.PlanID || (cur.Holder != "" && cur.Holder != d.identity)) {
-				return fmt.Errorf("%w: %s", errLostHold, describeHolder(cur))
-			}
+	return d.held.update(func(cur *State, annValue string, dep *appsv1.Deployment) (*State, string, *appsv1.Deployment, error) {
+		next := *cur
+		mutate(&next)
+		// The API server bumps metadata.generation of a Deployment on every annotation change
+		// (annotations are copied to the new ReplicaSet), once per write.
+		next.Generation = dep.Generation + 1
+		now := d.now().UTC()
+		next.UpdatedAt = now
+		if next.Holder == d.identity {
+			exp := now.Add(d.lease)
+			next.LeaseExpires = &exp
 		}
-		return err
+		val, err := next.Encode()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		path := annotationPath(Annotation)
+		ops := append([]patchOp{testOp(path, annValue), replaceOp(path, val)}, extra...)
+		out, err := patchDeployment(ctx, d.client, dep, ops)
+		if errors.Is(err, ErrGuard) {
+			return nil, "", nil, d.lostHold(ctx, dep, next.PlanID, err)
+		}
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return &next, val, out, nil
+	})
+}
+
+// lostHold tells a failed guard of a state write caused by another holder (errLostHold,
+// wrapped) from any other change (err), from a fresh read of dep.
+func (d *Driver) lostHold(ctx context.Context, dep *appsv1.Deployment, planID string, err error) error {
+	fresh, gerr := d.client.AppsV1().Deployments(dep.Namespace).Get(ctx, dep.Name, metav1.GetOptions{})
+	if gerr == nil {
+		if cur, rerr := ReadState(fresh); rerr == nil && (cur == nil || cur.PlanID != planID || (cur.Holder != "" && cur.Holder != d.identity)) {
+			return fmt.Errorf("%w: %s", errLostHold, describeHolder(cur))
+		}
 	}
-	if err != nil {
-		return err
-	}
-	d.state, d.annValue, d.dep = &next, val, out
-	return nil
+	return err
 }
 
 func describeHolder(s *State) string {
@@ -131,9 +135,8 @@ func (d *Driver) renewLoop(ctx context.Context, cancel context.CancelCauseFunc) 
 
 // leaseOK reports an error when this driver's lease has expired (it must not write).
 func (d *Driver) leaseOK() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.state == nil || d.state.Holder != d.identity || d.state.LeaseExpires == nil || !d.now().Before(*d.state.LeaseExpires) {
+	s := d.held.state()
+	if s == nil || s.Holder != d.identity || s.LeaseExpires == nil || !d.now().Before(*s.LeaseExpires) {
 		return fmt.Errorf("%s: the lease of this driver has expired: stopped without writing; run drive again", d.ref())
 	}
 	return nil
@@ -145,10 +148,11 @@ func (d *Driver) hold(ctx context.Context, reason string) (*Result, error) {
 	if err := d.release(ctx, reason, now); err != nil {
 		return nil, err
 	}
+	s, _, dep := d.held.snapshot()
 	d.out.linef("holding %s at step %d of %d: %s; run `kubectl rollplan drive deploy/%s` to continue, `kubectl rollplan abort deploy/%s` to walk back, or `kubectl rollplan resume deploy/%s` to hand it back",
-		d.ref(), d.state.Step, d.state.Steps, reason, d.opts.Name, d.opts.Name, d.opts.Name)
-	d.ev.emit(ctx, d.deployment(), corev1.EventTypeNormal, ReasonHeld, "Held at step %d/%d: %s", d.state.Step, d.state.Steps, reason)
-	return &Result{Outcome: OutcomeHeld, Reason: reason, Step: d.state.Step, Steps: d.state.Steps}, nil
+		d.ref(), s.Step, s.Steps, reason, d.opts.Name, d.opts.Name, d.opts.Name)
+	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonHeld, "Held at step %d/%d: %s", s.Step, s.Steps, reason)
+	return &Result{Outcome: OutcomeHeld, Reason: reason, Step: s.Step, Steps: s.Steps}, nil
 }
 
 func (d *Driver) release(ctx context.Context, reason string, now time.Time) error {
@@ -162,13 +166,14 @@ func (d *Driver) release(ctx context.Context, reason string, now time.Time) erro
 // hold was lost; it returns err.
 func (d *Driver) stopped(ctx context.Context, err error) error {
 	var se *StoppedError
-	if d.state == nil || errors.Is(err, errLostHold) || (errors.As(err, &se) && se.Lost) || d.state.Holder != d.identity {
+	if s := d.held.state(); s == nil || errors.Is(err, errLostHold) || (errors.As(err, &se) && se.Lost) || s.Holder != d.identity {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if rerr := d.release(wctx, "stopped: "+err.Error(), d.now().UTC()); rerr == nil {
-		d.ev.emit(wctx, d.deployment(), corev1.EventTypeWarning, ReasonStopped, "Drive stopped at step %d/%d: %v", d.state.Step, d.state.Steps, err)
+		s, _, dep := d.held.snapshot()
+		d.ev.emit(wctx, dep, corev1.EventTypeWarning, ReasonStopped, "Drive stopped at step %d/%d: %v", s.Step, s.Steps, err)
 	}
 	return err
 }
@@ -176,9 +181,7 @@ func (d *Driver) stopped(ctx context.Context, err error) error {
 // pendingReplicas writes the desired spec.replicas of a change once the new ReplicaSet
 // exists (see takeover).
 func (d *Driver) pendingReplicas(ctx context.Context) error {
-	d.mu.Lock()
-	s, dep := d.state, d.dep
-	d.mu.Unlock()
+	s, _, dep := d.held.snapshot()
 	if !s.PendingReplicas {
 		return nil
 	}
@@ -202,7 +205,8 @@ func (d *Driver) startAbort(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	prev := d.state.PreviousReplicaSet
+	s := d.held.state()
+	prev := s.PreviousReplicaSet
 	if prev == "" || snap.ReplicaSet(prev) == nil {
 		return &StoppedError{Msg: fmt.Sprintf("%s: no previous ReplicaSet to walk back to (%q): hand it back with kubectl rollplan resume", d.ref(), prev)}
 	}
@@ -210,6 +214,6 @@ func (d *Driver) startAbort(ctx context.Context) error {
 		return err
 	}
 	d.out.linef("aborting the drive of %s: walking back to %s", d.ref(), prev)
-	d.ev.emit(ctx, d.deployment(), corev1.EventTypeNormal, ReasonAbort, "Abort: walking back from %s to %s", d.state.NewReplicaSet, prev)
+	d.ev.emit(ctx, d.deployment(), corev1.EventTypeNormal, ReasonAbort, "Abort: walking back from %s to %s", s.NewReplicaSet, prev)
 	return nil
 }

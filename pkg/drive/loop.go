@@ -18,7 +18,8 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		if err := d.check(ctx, snap); err != nil {
 			return nil, err
 		}
-		b := d.state.Bounds()
+		hs := d.held.state()
+		b := hs.Bounds()
 		start := snap.Start()
 		rest, err := PlanSteps(b, start)
 		if err != nil {
@@ -32,8 +33,8 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 			return res, err
 		}
 		step := rest[0]
-		done := max(d.state.Step, d.state.Steps-len(rest))
-		if done+len(rest) != d.state.Steps || done != d.state.Step {
+		done := max(hs.Step, hs.Steps-len(rest))
+		if done+len(rest) != hs.Steps || done != hs.Step {
 			if err := d.writeState(ctx, func(s *State) { s.Step, s.Steps = done, done+len(rest) }); err != nil {
 				return nil, err
 			}
@@ -52,7 +53,7 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		}
 		needBake = false
 		if d.opts.Confirm != nil && !d.confirmed {
-			ans, err := d.opts.Confirm(ctx, StepInfo{Number: number, Of: of, Step: step, Bounds: b, Phase: d.state.Phase})
+			ans, err := d.opts.Confirm(ctx, StepInfo{Number: number, Of: of, Step: step, Bounds: b, Phase: hs.Phase})
 			if err != nil {
 				return nil, err
 			}
@@ -60,7 +61,7 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 			case AnswerHold:
 				return d.hold(ctx, fmt.Sprintf("held at the prompt before step %d/%d", number, of))
 			case AnswerAbort:
-				if d.state.Phase == PhaseAbort {
+				if hs.Phase == PhaseAbort {
 					return d.hold(ctx, "abort asked during an abort: held")
 				}
 				if err := d.startAbort(ctx); err != nil {

@@ -20,7 +20,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 		return nil, err
 	}
 	dep := snap.Deployment
-	s := d.state
+	s := d.held.state()
 	hash := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount)
 	if hash != s.TargetHash {
 		return nil, &StoppedError{Msg: fmt.Sprintf("%s: the template's hash is %s, the drive's target is %s: the template or status.collisionCount changed while held; see `kubectl rollplan drive status deploy/%s`", d.ref(), hash, s.TargetHash, d.opts.Name)}

@@ -59,7 +59,7 @@ func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number,
 	if start.New.Replicas != step.New.To || start.New.available() < step.WaitAvailable {
 		return errReplan
 	}
-	b := d.state.Bounds()
+	b := d.held.state().Bounds()
 	olds, _ := scaleDownOld(b, start)
 	for i, o := range olds {
 		if o.Replicas == start.Old[i].Replicas {
@@ -85,9 +85,7 @@ func describeCounts(s Start) string {
 
 // deployment returns the Deployment as last read or written.
 func (d *Driver) deployment() *appsv1.Deployment {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.dep
+	return d.held.deployment()
 }
 
 // scale writes rs's spec.replicas from -> to (guarded), records it and an Event.
@@ -122,19 +120,18 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 }
 
 func (d *Driver) phaseWord() string {
-	if d.state.Phase == PhaseAbort {
+	if d.held.state().Phase == PhaseAbort {
 		return "abort"
 	}
 	return "drive"
 }
 
 func (d *Driver) targetName() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.state.Phase == PhaseAbort {
-		return d.state.PreviousReplicaSet
+	s := d.held.state()
+	if s.Phase == PhaseAbort {
+		return s.PreviousReplicaSet
 	}
-	return d.state.NewReplicaSet
+	return s.NewReplicaSet
 }
 
 func (d *Driver) recordWrite(rs *appsv1.ReplicaSet) {

@@ -60,9 +60,7 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 		upd := takeoverObject(tk.Desired, live, val)
 		out, err := d.client.AppsV1().Deployments(live.Namespace).Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager})
 		if err == nil {
-			d.mu.Lock()
-			d.state, d.annValue, d.dep = st, val, out
-			d.mu.Unlock()
+			d.held.set(st, val, out)
 			break
 		}
 		if !apierrors.IsConflict(err) || attempt >= 4 {
@@ -102,7 +100,7 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 	// `kubectl rollout undo` to that revision: remove it.
 	var stale []*appsv1.ReplicaSet
 	for _, rs := range snap.ReplicaSets {
-		if v, ok := rs.Annotations[Annotation]; ok && v != d.annValue && rs.Name != st.NewReplicaSet {
+		if v, ok := rs.Annotations[Annotation]; ok && v != d.held.annValue() && rs.Name != st.NewReplicaSet {
 			stale = append(stale, rs)
 		}
 	}

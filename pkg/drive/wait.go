@@ -86,9 +86,7 @@ func (d *Driver) interrupted() error {
 	if dep == nil {
 		return errReplan
 	}
-	d.mu.Lock()
-	s := d.state
-	d.mu.Unlock()
+	s := d.held.state()
 	if dep.Generation > s.Generation || ptrDeref(dep.Spec.Replicas, 1) != s.Replicas {
 		return errReplan
 	}

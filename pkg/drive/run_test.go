@@ -1,0 +1,192 @@
+package drive
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// runFixture is a rolled-out Deployment "web" (10 replicas, RollingUpdate 25%/25%, nginx:1.18)
+// in a fake cluster whose controllers run, and the change to nginx:1.19.
+type runFixture struct {
+	fc      *fakeCluster
+	live    *appsv1.Deployment
+	old     *appsv1.ReplicaSet
+	desired *appsv1.Deployment
+	newName string
+}
+
+func newRunFixture(t *testing.T) *runFixture {
+	t.Helper()
+	d := testutil.Deployment("web").Replicas(10).Revision(1).Build()
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 10, UpdatedReplicas: 10, ReadyReplicas: 10, AvailableReplicas: 10}
+	old := testutil.ReplicaSetFor(d).Created(1).Status(10, 10, 10).Build()
+	old.Status.ObservedGeneration = 1
+	fc := newFakeCluster(t, d, old)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); fc.runControllers(ctx, 2*time.Millisecond) }()
+	t.Cleanup(func() { cancel(); <-done })
+	desired := withImage(d, "nginx:1.19")
+	return &runFixture{fc: fc, live: d, old: old, desired: desired,
+		newName: planner.ReplicaSetName("web", planner.ComputeHash(&desired.Spec.Template, nil))}
+}
+
+// drive prepares and runs a driver with opts (Client, Namespace, Name and Desired filled in).
+func (f *runFixture) drive(t *testing.T, opts Options) (*Prepared, *Result, error) {
+	t.Helper()
+	opts.Client, opts.Namespace, opts.Name = f.fc.cs, "default", "web"
+	if opts.Progress == nil {
+		opts.Progress = testLog{t}
+	}
+	if opts.Desired == nil && !opts.Abort {
+		opts.Desired = f.desired
+	}
+	if opts.CompletionTimeout == 0 {
+		opts.CompletionTimeout = 10 * time.Second
+	}
+	if opts.ProgressTimeout == 0 {
+		opts.ProgressTimeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	drv := New(opts)
+	p, err := drv.Prepare(ctx)
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	res, err := drv.Run(ctx, p)
+	return p, res, err
+}
+
+func (f *runFixture) deployment(t *testing.T) *appsv1.Deployment {
+	t.Helper()
+	d, err := f.fc.cs.AppsV1().Deployments("default").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// renewals counts the recorded writes that changed nothing in the drive state but its
+// lease and timestamps (lease renewals).
+func renewals(states []*State) int {
+	n := 0
+	for i := 1; i < len(states); i++ {
+		a, b := states[i-1], states[i]
+		if a == nil || b == nil || b.Holder == "" {
+			continue
+		}
+		x, y := *a, *b
+		x.LeaseExpires, y.LeaseExpires, x.UpdatedAt, y.UpdatedAt, x.Generation, y.Generation = nil, nil, time.Time{}, time.Time{}, 0, 0
+		if x.Holder == y.Holder && x.Step == y.Step && x.Steps == y.Steps && x.Phase == y.Phase && x.PlanID == y.PlanID &&
+			x.Replicas == y.Replicas && x.PendingReplicas == y.PendingReplicas && x.NewReplicaSet == y.NewReplicaSet && x.HeldReason == y.HeldReason {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRunDrivesToHandBack drives a full rollout against the fake cluster with a lease short
+// enough that it is renewed between and during the steps (the renewal goroutine writes the
+// drive state while the loop reads it: run under -race).
+func TestRunDrivesToHandBack(t *testing.T) {
+	f := newRunFixture(t)
+	p, res, err := f.drive(t, Options{LeaseDuration: 300 * time.Millisecond, Interval: 150 * time.Millisecond, Identity: "tester"})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if len(p.Steps) != 3 || p.Takeover == nil {
+		t.Fatalf("prepared %d steps (takeover %v), want 3 with a takeover", len(p.Steps), p.Takeover != nil)
+	}
+	if res.Outcome != OutcomeComplete || res.StepsRun != 3 || res.Step != 3 || res.Steps != 3 || res.Revision != 2 {
+		t.Errorf("result %+v, want Complete, 3 steps run, step 3 of 3, revision 2", res)
+	}
+	if got := f.fc.replicasOf(t, f.newName); got != 10 {
+		t.Errorf("new ReplicaSet %s has %d replicas, want 10", f.newName, got)
+	}
+	if got := f.fc.replicasOf(t, f.old.Name); got != 0 {
+		t.Errorf("old ReplicaSet %s has %d replicas, want 0", f.old.Name, got)
+	}
+	d := f.deployment(t)
+	if _, held := d.Annotations[Annotation]; held || d.Spec.Paused || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType ||
+		d.Spec.Strategy.RollingUpdate.MaxSurge.String() != "25%" || d.Spec.Template.Spec.Containers[0].Image != "nginx:1.19" {
+		t.Errorf("handed back Deployment: annotations %v, paused %v, strategy %+v, image %s; want no drive annotation, unpaused, RollingUpdate 25%%/25%%, nginx:1.19",
+			d.Annotations, d.Spec.Paused, d.Spec.Strategy, d.Spec.Template.Spec.Containers[0].Image)
+	}
+	if n := renewals(f.fc.recordedStates()); n < 1 {
+		t.Errorf("%d lease renewals recorded, want some (lease 300ms renewed every 100ms, two bakes of 150ms)", n)
+	}
+}
+
+// TestRunRenewsTheLeaseWhileBaking bakes between steps for more than two leases: only the
+// renewals keep the lease valid for the writes of the next step (leaseOK refuses them
+// otherwise and the run fails).
+func TestRunRenewsTheLeaseWhileBaking(t *testing.T) {
+	f := newRunFixture(t)
+	lease := 300 * time.Millisecond
+	_, res, err := f.drive(t, Options{LeaseDuration: lease, Interval: 800 * time.Millisecond, Identity: "tester"})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if res.Outcome != OutcomeComplete || res.StepsRun != 3 {
+		t.Fatalf("result %+v, want Complete after 3 steps", res)
+	}
+	// Two bakes of 800ms with a renewal due every 100ms: about 16 renewals.
+	if n := renewals(f.fc.recordedStates()); n < 6 {
+		t.Errorf("%d renewals, want at least 6", n)
+	}
+}
+
+// TestRunStopsWhenTheHoldIsLost has another driver rewrite the annotation after step 1
+// while this one bakes: the run stops with StoppedError{Lost: true} and writes nothing more.
+func TestRunStopsWhenTheHoldIsLost(t *testing.T) {
+	f := newRunFixture(t)
+	intruded := -1
+	f.fc.afterDo = func(fc *fakeCluster, s *State) {
+		if intruded < 0 && s != nil && s.Step == 1 && s.Holder == "tester" {
+			fc.intrude("default", "web", func(s *State) {
+				s.Holder, s.LastHolder = "other", "other"
+				exp := time.Now().Add(time.Hour)
+				s.LeaseExpires = &exp
+			})
+			intruded = len(fc.writes)
+		}
+	}
+	_, res, err := f.drive(t, Options{LeaseDuration: 150 * time.Millisecond, Interval: 300 * time.Millisecond, Identity: "tester"})
+	var se *StoppedError
+	if !errors.As(err, &se) || !se.Lost {
+		t.Fatalf("run: result %+v, error %v; want a StoppedError with Lost", res, err)
+	}
+	writes := f.fc.written()
+	if intruded < 0 {
+		t.Fatal("the intrusion did not happen")
+	}
+	if extra := writes[intruded:]; len(extra) > 0 {
+		t.Errorf("writes after the hold was lost: %v", extra)
+	}
+	d := f.deployment(t)
+	s, err := ReadState(d)
+	if err != nil || s == nil || s.Holder != "other" || s.Step != 1 {
+		t.Errorf("drive state after the stop: %+v (%v), want the other driver's hold at step 1 untouched", s, err)
+	}
+	if got := f.fc.replicasOf(t, f.newName); got != 3 {
+		t.Errorf("new ReplicaSet has %d replicas, want 3 (step 1 only)", got)
+	}
+}
+
+// testLog writes the driver's progress lines to the test log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Logf("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
