@@ -3,10 +3,10 @@
 // error into kubectl's "error: ..." line and the exit code. Each verb is an Options struct
 // filled from cobra flags with Complete (namespace, client, arguments through pkg/target),
 // Validate (the flags alone) and Run: Run reads state with pkg/cluster, decides with
-// pkg/planner, pkg/rollout or pkg/drive and prints with pkg/printer. The writes are not all
-// elsewhere yet: undo, pause, resume and restart send their patches from rolloutpatch.go, and
-// preview and drive ask for a server-side dry run (pkg/change); drive, abort and guard write
-// through pkg/drive.
+// pkg/planner, pkg/rollout or pkg/drive, prints with pkg/printer, and writes through
+// pkg/rollout and pkg/kube (undo, pause, resume and restart's guarded patches; the server-side
+// dry run of preview and drive) or pkg/drive (drive, abort, guard). The shell completions read
+// the cluster themselves (a LIST or GET each, completion.go).
 package cmd
 
 import (
