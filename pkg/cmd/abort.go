@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // AbortOptions holds the flags of "kubectl rollplan abort".
@@ -110,10 +111,7 @@ func (o *AbortOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := p.Snapshot.State
-	fmt.Fprintf(o.Out, "abort walks deployment %s/%s back from %s to %s in %s (at most %d pods, at least %d available), then hands it back with the previous template\n",
-		o.Namespace, o.Name, s.NewReplicaSet, s.PreviousReplicaSet, plural(len(p.Steps), "step"), p.Bounds.MaxPods(), p.Bounds.MinAvailable())
-	if err := drive.PrintPlan(o.Out, p.Bounds, p.Steps, p.Done); err != nil {
+	if err := printer.PrintAbortPrepared(o.Out, o.Namespace, o.Name, p); err != nil {
 		return err
 	}
 	if o.DryRun {

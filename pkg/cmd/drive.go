@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,14 +16,15 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 var (
@@ -263,38 +263,7 @@ func (o *DriveOptions) printPrepared(ctx context.Context, cs kubernetes.Interfac
 	} else if !ok {
 		fmt.Fprintf(o.ErrOut, "warning: the guard is not installed: unpausing a held Deployment (kubectl rollout resume) would make the controller scale every old ReplicaSet to 0 at once; `kubectl rollplan guard install` refuses that edit\n")
 	}
-	b := p.Bounds
-	if tk := p.Takeover; tk != nil {
-		verb := "rolls out"
-		if tk.Adopted {
-			verb = "adopts the rollout in flight to"
-		}
-		fmt.Fprintf(o.Out, "drive %s %s/%s: new ReplicaSet %s (revision %d), %d replicas, at most %d pods, at least %d available (%s)\n",
-			verb, o.Namespace, o.Name, tk.NewName, tk.Revision, b.Replicas, b.MaxPods(), b.MinAvailable(), strategyWords(tk.Desired.Spec.Strategy))
-	} else {
-		s := p.Snapshot.State
-		fmt.Fprintf(o.Out, "deployment %s/%s is held by drive (plan %s, %s, step %d of %d): %s left, %d replicas, at most %d pods, at least %d available\n",
-			o.Namespace, o.Name, s.PlanID, strings.ToLower(string(s.Phase)), p.Done, p.Done+len(p.Steps), plural(len(p.Steps), "step"), b.Replicas, b.MaxPods(), b.MinAvailable())
-	}
-	if err := drive.PrintPlan(o.Out, b, p.Steps, p.Done); err != nil {
-		return err
-	}
-	fmt.Fprintln(o.Out, "then: hand back to the controller (original strategy and paused value restored)")
-	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func strategyWords(s appsv1.DeploymentStrategy) string {
-	if s.RollingUpdate == nil {
-		return string(s.Type)
-	}
-	return fmt.Sprintf("RollingUpdate maxSurge %s, maxUnavailable %s", s.RollingUpdate.MaxSurge.String(), s.RollingUpdate.MaxUnavailable.String())
+	return printer.PrintDrivePrepared(o.Out, o.Namespace, o.Name, p)
 }
 
 func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
@@ -307,7 +276,7 @@ func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *d
 	if err != nil {
 		return err
 	}
-	if err := drive.PrintComparison(o.Out, c); err != nil {
+	if err := printer.PrintComparison(o.Out, c); err != nil {
 		return err
 	}
 	if o.DryRun == cmdutil.DryRunServer {
@@ -323,15 +292,11 @@ func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *d
 // reportDrive prints the outcome of drive's or abort's Run on t to w; a held outcome is
 // exit code ExitHeld.
 func reportDrive(w io.Writer, t Target, res *drive.Result) error {
-	switch res.Outcome {
-	case drive.OutcomeComplete:
-		fmt.Fprintf(w, "deployment %s/%s rolled out: revision %d, %s in %s, handed back to the controller\n", t.Namespace, t.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
-	case drive.OutcomeAborted:
-		fmt.Fprintf(w, "deployment %s/%s walked back: revision %d, %s in %s, handed back to the controller\n", t.Namespace, t.Name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
-	case drive.OutcomeHeld:
-		fmt.Fprintf(w, "deployment %s/%s held at step %d of %d: %s\n", t.Namespace, t.Name, res.Step, res.Steps, res.Reason)
+	if err := printer.PrintDriveResult(w, t.Namespace, t.Name, res); err != nil {
+		return err
+	}
+	if res.Outcome == drive.OutcomeHeld {
 		return NewExitError(ExitHeld, "")
-	case drive.OutcomeNotStarted:
 	}
 	return nil
 }
@@ -341,12 +306,8 @@ func reportDrive(w io.Writer, t Target, res *drive.Result) error {
 func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) (drive.Answer, error) {
 	in := bufio.NewReader(r)
 	return func(ctx context.Context, s drive.StepInfo) (drive.Answer, error) {
-		verb := "step"
-		if s.Phase == drive.PhaseAbort {
-			verb = "abort step"
-		}
 		for {
-			fmt.Fprintf(w, "%s %d/%d: %s\n  [c]ontinue, [h]old, [a]bort? ", verb, s.Number, s.Of, drive.DescribeStep(s.Step))
+			fmt.Fprint(w, printer.StepPrompt(s))
 			line, err := in.ReadString('\n')
 			switch strings.ToLower(strings.TrimSpace(line)) {
 			case "c", "continue", "y", "yes":
@@ -366,25 +327,33 @@ func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) 
 
 // DriveStatusOptions holds the flags of "kubectl rollplan drive status".
 type DriveStatusOptions struct {
-	Output string
+	// Output is -o: the human form, or the DriveStatus object through cli-runtime's printers.
+	Output *printer.OutputFlags
 	Target
 	Now func() time.Time
 	genericiooptions.IOStreams
 }
 
+// NewDriveStatusOptions returns DriveStatusOptions printing the human form.
+func NewDriveStatusOptions(streams genericiooptions.IOStreams) *DriveStatusOptions {
+	return &DriveStatusOptions{Output: printer.NewOutputFlags(), Now: time.Now, IOStreams: streams}
+}
+
 // NewCmdDriveStatus returns "kubectl rollplan drive status".
 func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &DriveStatusOptions{Now: time.Now, IOStreams: streams}
+	o := NewDriveStatusOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "status (deploy/NAME | NAME) [-o json|yaml]",
+		Use:                   "status (deploy/NAME | NAME) [-o json|yaml|jsonpath=...|go-template=...]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts",
 		Example: templates.Examples(`
 			kubectl rollplan drive status deploy/web
-			kubectl rollplan drive status web -o json`),
+			kubectl rollplan drive status web -o json
+			kubectl rollplan drive status web -o jsonpath='{.state.step}'`),
 		RunE: runE(f, o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: human-readable).")
+	o.Output.HumanForm = "the human-readable status"
+	o.Output.AddFlags(cmd)
 	return cmd
 }
 
@@ -393,16 +362,25 @@ func (o *DriveStatusOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args 
 	return o.Target.complete(f, args, "", nil)
 }
 
-// Validate checks -o (pure).
+// Validate checks -o (pure): a format cli-runtime's printers know.
 func (o *DriveStatusOptions) Validate() error {
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
-		return fmt.Errorf("--output=%s: use json or yaml", o.Output)
+	if o.Output.Human() {
+		return nil
 	}
-	return nil
+	_, err := o.Output.ToPrinter()
+	return err
 }
 
-// Run reads the Deployment and prints its drive status.
+// Run reads the Deployment and prints its drive status: the human form, or the DriveStatus
+// object (kind DriveStatus, apiVersion rollplan.dev/v1alpha1) with -o.
 func (o *DriveStatusOptions) Run(ctx context.Context) error {
+	var p printers.ResourcePrinter
+	if !o.Output.Human() {
+		var err error
+		if p, err = o.Output.ToPrinter(); err != nil {
+			return err
+		}
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -420,21 +398,8 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	}
 	now := o.Now()
 	r := drive.Status(snap, now)
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(o.Out, "%s\n", b)
-		return err
-	case "yaml":
-		b, err := yaml.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = o.Out.Write(b)
-		return err
+	if p != nil {
+		return p.PrintObj(r, o.Out)
 	}
-	return drive.PrintStatus(o.Out, r, now)
+	return printer.PrintDriveStatus(o.Out, r, now)
 }

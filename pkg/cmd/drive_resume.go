@@ -33,7 +33,7 @@ func resumeHeld(ctx context.Context, o *ActionOptions, client kubernetes.Interfa
 		return true, err
 	}
 	fmt.Fprintf(o.Out, "deployment %s/%s is %s: resume hands it back to the controller where it stands (strategy %s, paused %v); the controller then makes:\n\n",
-		o.Namespace, o.Name, drive.Held(state.Deployment, time.Now()), strategyWords(after.Spec.Strategy), after.Spec.Paused)
+		o.Namespace, o.Name, drive.Held(state.Deployment, time.Now()), printer.StrategyWords(after.Spec.Strategy), after.Spec.Paused)
 	if err := printer.PrintPlan(o.Out, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
 		return true, err
 	}

@@ -161,11 +161,13 @@ func TestDriveStatusValidate(t *testing.T) {
 		{"", ""},
 		{"json", ""},
 		{"yaml", ""},
-		{"table", "--output=table: use json or yaml"},
+		{"jsonpath={.state.step}", ""},
+		{"table", `unknown output format "table": use one of json, yaml`},
 	} {
-		o := &DriveStatusOptions{Output: tc.output}
+		o := NewDriveStatusOptions(genericiooptions.IOStreams{})
+		o.Output.Output = tc.output
 		err := o.Validate()
-		if (tc.want == "" && err != nil) || (tc.want != "" && (err == nil || err.Error() != tc.want)) {
+		if (tc.want == "" && err != nil) || (tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want))) {
 			t.Errorf("-o %q: %v, want %q", tc.output, err, tc.want)
 		}
 	}

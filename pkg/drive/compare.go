@@ -2,14 +2,12 @@ package drive
 
 import (
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
-// Comparison is the driver's plan beside the controller's for the same change.
+// Comparison is the driver's plan beside the controller's for the same change
+// (printer.PrintComparison renders it).
 type Comparison struct {
 	// Controller is planner.Simulate's plan (readiness batched, the Deployment unpaused).
 	Controller *planner.Plan
@@ -75,57 +73,4 @@ func differences(plan *planner.Plan, tk *Takeover) []string {
 		out = append(out, "the Deployment is paused: the controller would not roll this change out until resumed; drive rolls it out and hands it back paused")
 	}
 	return out
-}
-
-// PrintPlan writes the driver's plan as a table: one row per step, from step done+1.
-func PrintPlan(w io.Writer, b Bounds, steps []Step, done int) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tNEW\tWAIT FOR\tOLD\tPODS\tAVAILABLE AFTER\tNOTE")
-	for i, st := range steps {
-		newCol := fmt.Sprintf("%s %d -> %d", st.New.Name, st.New.From, st.New.To)
-		if st.Create {
-			newCol = fmt.Sprintf("create %s with %d", st.New.Name, st.New.To)
-		} else if st.New.From == st.New.To {
-			newCol = fmt.Sprintf("%s at %d", st.New.Name, st.New.To)
-		}
-		var olds []string
-		for _, o := range st.Old {
-			olds = append(olds, fmt.Sprintf("%s %d -> %d", o.Name, o.From, o.To))
-		}
-		if len(olds) == 0 {
-			olds = []string{"-"}
-		}
-		var notes []string
-		if st.ExtraPod {
-			notes = append(notes, fmt.Sprintf("extra pod (maxSurge 0): %d > %d", st.Pods, b.MaxPods()))
-		}
-		if st.KeptOld {
-			notes = append(notes, "keeps an old pod until new is at replicas")
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d available\t%s\t%d\t%d\t%s\n", done+i+1, newCol, st.WaitAvailable, strings.Join(olds, ", "), st.Pods, st.AvailableAfter, strings.Join(notes, "; "))
-	}
-	return tw.Flush()
-}
-
-// PrintComparison writes the controller's plan and the differences.
-func PrintComparison(w io.Writer, c *Comparison) error {
-	fmt.Fprintf(w, "The controller (v%s, simulated; pods available when it stops writing) would make:\n", strings.TrimPrefix(planner.ControllerVersion, "v"))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SYNC\tWAIT\tREPLICASET\tFROM\tTO\tPODS\tAVAILABLE")
-	for _, st := range c.Controller.Steps {
-		name := c.Controller.ReplicaSets[st.ReplicaSet].Name
-		wait := "-"
-		if st.Wait != planner.WaitNone {
-			wait = string(st.Wait)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%d\n", st.Sync, wait, name, st.From, st.To, st.Total, st.Available)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "\nWhere drive differs, and why:")
-	for _, d := range c.Differences {
-		fmt.Fprintf(w, "  - %s\n", d)
-	}
-	return nil
 }

@@ -12,7 +12,9 @@ import (
 // OutputFlags is -o/--output for rollplan's own objects: empty for the human form, or json,
 // yaml, jsonpath=..., go-template=... through cli-runtime's printers (kubectl's own).
 type OutputFlags struct {
-	Output    string
+	Output string
+	// HumanForm names the output without -o in the flag's help ("a human-readable plan").
+	HumanForm string
 	jsonYaml  *genericclioptions.JSONYamlPrintFlags
 	templates *genericclioptions.KubeTemplatePrintFlags
 }
@@ -20,6 +22,7 @@ type OutputFlags struct {
 // NewOutputFlags returns OutputFlags defaulting to the human form.
 func NewOutputFlags() *OutputFlags {
 	return &OutputFlags{
+		HumanForm: "a human-readable plan",
 		jsonYaml:  genericclioptions.NewJSONYamlPrintFlags(),
 		templates: genericclioptions.NewKubeTemplatePrintFlags(),
 	}
@@ -32,7 +35,7 @@ func (o *OutputFlags) AllowedFormats() []string {
 
 // AddFlags registers -o/--output and --template on cmd.
 func (o *OutputFlags) AddFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", fmt.Sprintf("Output format. One of: (%s). Default: a human-readable plan.", strings.Join(o.AllowedFormats(), ", ")))
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", fmt.Sprintf("Output format. One of: (%s). Default: %s.", strings.Join(o.AllowedFormats(), ", "), o.HumanForm))
 	o.templates.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return o.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
@@ -410,7 +411,7 @@ func TestDriveHoldAndAbort(t *testing.T) {
 			t.Errorf("drive status lacks %q:\n%s", want, status.Stdout)
 		}
 	}
-	var report drive.StatusReport
+	var report v1alpha1.DriveStatus
 	js := s.plugin(t, "drive", "status", "deploy/web", "-o", "json")
 	if err := json.Unmarshal([]byte(js.Stdout), &report); err != nil {
 		t.Fatalf("drive status -o json: %v\n%s", err, js.Stdout)

@@ -79,9 +79,11 @@ func rolloutHistory() runtime.Object {
 
 func driveStatus() runtime.Object {
 	maxSurge, maxUnavailable := intstr.FromString("25%"), intstr.FromInt32(1)
-	scale := func(name string, from, to int32) DriveScale { return DriveScale{Name: name, Old: 0, From: from, To: to} }
+	scale := func(name string, from, to int32) DriveScale {
+		return DriveScale{Name: name, Old: 0, From: from, To: to}
+	}
 	return &DriveStatus{
-		TypeMeta: typeMeta("DriveStatus"),
+		TypeMeta:  typeMeta("DriveStatus"),
 		Namespace: "shop", Name: "web", Held: true, Paused: true, Strategy: "Recreate",
 		State: &DriveState{
 			Version: 1, PlanID: "01297f449739", Phase: "Forward",

@@ -1,0 +1,170 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// newDriveTabWriter is the tabwriter of drive's tables (minwidth 0, tab width 4, padding 2).
+func newDriveTabWriter(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}
+
+// PrintDrivePrepared writes what a drive of namespace/name will do, before any write: one
+// line for the takeover (or the held drive it continues), the plan table from step
+// p.Done+1, and the hand-back.
+func PrintDrivePrepared(w io.Writer, namespace, name string, p *drive.Prepared) error {
+	b := p.Bounds
+	if tk := p.Takeover; tk != nil {
+		verb := "rolls out"
+		if tk.Adopted {
+			verb = "adopts the rollout in flight to"
+		}
+		fmt.Fprintf(w, "drive %s %s/%s: new ReplicaSet %s (revision %d), %d replicas, at most %d pods, at least %d available (%s)\n",
+			verb, namespace, name, tk.NewName, tk.Revision, b.Replicas, b.MaxPods(), b.MinAvailable(), StrategyWords(tk.Desired.Spec.Strategy))
+	} else {
+		s := p.Snapshot.State
+		fmt.Fprintf(w, "deployment %s/%s is held by drive (plan %s, %s, step %d of %d): %s left, %d replicas, at most %d pods, at least %d available\n",
+			namespace, name, s.PlanID, strings.ToLower(string(s.Phase)), p.Done, p.Done+len(p.Steps), plural(len(p.Steps), "step"), b.Replicas, b.MaxPods(), b.MinAvailable())
+	}
+	if err := PrintDrivePlan(w, b, p.Steps, p.Done); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "then: hand back to the controller (original strategy and paused value restored)")
+	return err
+}
+
+// PrintAbortPrepared writes what an abort of namespace/name will do: one line for the walk
+// back, then the plan table from step p.Done+1.
+func PrintAbortPrepared(w io.Writer, namespace, name string, p *drive.Prepared) error {
+	s := p.Snapshot.State
+	fmt.Fprintf(w, "abort walks deployment %s/%s back from %s to %s in %s (at most %d pods, at least %d available), then hands it back with the previous template\n",
+		namespace, name, s.NewReplicaSet, s.PreviousReplicaSet, plural(len(p.Steps), "step"), p.Bounds.MaxPods(), p.Bounds.MinAvailable())
+	return PrintDrivePlan(w, p.Bounds, p.Steps, p.Done)
+}
+
+// PrintDriveResult writes the last line of a drive or abort run of namespace/name (nothing
+// when the user declined before the first write). Durations are rounded to 100ms.
+func PrintDriveResult(w io.Writer, namespace, name string, res *drive.Result) error {
+	var err error
+	switch res.Outcome {
+	case drive.OutcomeComplete:
+		_, err = fmt.Fprintf(w, "deployment %s/%s rolled out: revision %d, %s in %s, handed back to the controller\n", namespace, name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
+	case drive.OutcomeAborted:
+		_, err = fmt.Fprintf(w, "deployment %s/%s walked back: revision %d, %s in %s, handed back to the controller\n", namespace, name, res.Revision, plural(res.StepsRun, "step"), res.Duration.Round(100*time.Millisecond))
+	case drive.OutcomeHeld:
+		_, err = fmt.Fprintf(w, "deployment %s/%s held at step %d of %d: %s\n", namespace, name, res.Step, res.Steps, res.Reason)
+	case drive.OutcomeNotStarted:
+	}
+	return err
+}
+
+// StrategyWords says strategy for the plan's header: "RollingUpdate maxSurge 25%,
+// maxUnavailable 25%", or the type alone ("Recreate").
+func StrategyWords(s appsv1.DeploymentStrategy) string {
+	if s.RollingUpdate == nil {
+		return string(s.Type)
+	}
+	return fmt.Sprintf("RollingUpdate maxSurge %s, maxUnavailable %s", s.RollingUpdate.MaxSurge.String(), s.RollingUpdate.MaxUnavailable.String())
+}
+
+// PrintDrivePlan writes the driver's plan as a table: one row per step, numbered from
+// done+1, with the new ReplicaSet's scale, the wait, the old ReplicaSets' scale-downs, the
+// peak pods and the available pods after.
+func PrintDrivePlan(w io.Writer, b drive.Bounds, steps []drive.Step, done int) error {
+	tw := newDriveTabWriter(w)
+	fmt.Fprintln(tw, "STEP\tNEW\tWAIT FOR\tOLD\tPODS\tAVAILABLE AFTER\tNOTE")
+	for i, st := range steps {
+		newCol := fmt.Sprintf("%s %d -> %d", st.New.Name, st.New.From, st.New.To)
+		if st.Create {
+			newCol = fmt.Sprintf("create %s with %d", st.New.Name, st.New.To)
+		} else if st.New.From == st.New.To {
+			newCol = fmt.Sprintf("%s at %d", st.New.Name, st.New.To)
+		}
+		var notes []string
+		if st.ExtraPod {
+			notes = append(notes, fmt.Sprintf("extra pod (maxSurge 0): %d > %d", st.Pods, b.MaxPods()))
+		}
+		if st.KeptOld {
+			notes = append(notes, "keeps an old pod until new is at replicas")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d available\t%s\t%d\t%d\t%s\n", done+i+1, newCol, st.WaitAvailable, oldScales(st.Old), st.Pods, st.AvailableAfter, strings.Join(notes, "; "))
+	}
+	return tw.Flush()
+}
+
+// oldScales is "web-5c8b 10 -> 5, web-1a2b 2 -> 0", or "-" for none.
+func oldScales(old []drive.Scale) string {
+	if len(old) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(old))
+	for i, o := range old {
+		parts[i] = fmt.Sprintf("%s %d -> %d", o.Name, o.From, o.To)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PrintComparison writes the controller's plan for the same change (one row per
+// ReplicaSet write) and where drive differs from it, and why.
+func PrintComparison(w io.Writer, c *drive.Comparison) error {
+	fmt.Fprintf(w, "The controller (v%s, simulated; pods available when it stops writing) would make:\n", strings.TrimPrefix(planner.ControllerVersion, "v"))
+	tw := newDriveTabWriter(w)
+	fmt.Fprintln(tw, "SYNC\tWAIT\tREPLICASET\tFROM\tTO\tPODS\tAVAILABLE")
+	for _, st := range c.Controller.Steps {
+		name := c.Controller.ReplicaSets[st.ReplicaSet].Name
+		wait := "-"
+		if st.Wait != planner.WaitNone {
+			wait = string(st.Wait)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%d\n", st.Sync, wait, name, st.From, st.To, st.Total, st.Available)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nWhere drive differs, and why:")
+	for _, d := range c.Differences {
+		fmt.Fprintf(w, "  - %s\n", d)
+	}
+	return nil
+}
+
+// StepPrompt is the question drive and abort ask before step s: "step 2/3: <the step>"
+// and the answers, without a trailing newline.
+func StepPrompt(s drive.StepInfo) string {
+	verb := "step"
+	if s.Phase == drive.PhaseAbort {
+		verb = "abort step"
+	}
+	return fmt.Sprintf("%s %d/%d: %s\n  [c]ontinue, [h]old, [a]bort? ", verb, s.Number, s.Of, DescribeStep(drive.APIStep(s.Step)))
+}
+
+// DescribeStep says in one line what a step does, for example
+// "web-7d9f 3 -> 8, wait for 8 available, web-5c8b 5 -> 1 (13 pods at most, 9 available after)".
+func DescribeStep(st v1alpha1.DriveStep) string {
+	var parts []string
+	switch {
+	case st.Create:
+		parts = append(parts, fmt.Sprintf("create %s with %d", st.New.Name, st.New.To))
+	case st.New.From != st.New.To:
+		parts = append(parts, fmt.Sprintf("%s %d -> %d", st.New.Name, st.New.From, st.New.To))
+	}
+	parts = append(parts, fmt.Sprintf("wait for %d available", st.WaitAvailable))
+	for _, o := range st.Old {
+		parts = append(parts, fmt.Sprintf("%s %d -> %d", o.Name, o.From, o.To))
+	}
+	extra := ""
+	if st.ExtraPod {
+		extra = ", one extra pod: maxSurge is 0"
+	}
+	return fmt.Sprintf("%s (%d pods at most, %d available after%s)", strings.Join(parts, ", "), st.Pods, st.AvailableAfter, extra)
+}
