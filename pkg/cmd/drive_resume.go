@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -33,7 +32,7 @@ func resumeHeld(ctx context.Context, o *ActionOptions, client kubernetes.Interfa
 		return true, err
 	}
 	fmt.Fprintf(o.Out, "deployment %s/%s is %s: resume hands it back to the controller where it stands (strategy %s, paused %v); the controller then makes:\n\n",
-		o.Namespace, o.Name, drive.Held(state.Deployment, time.Now()), printer.StrategyWords(after.Spec.Strategy), after.Spec.Paused)
+		o.Namespace, o.Name, drive.Held(state.Deployment, o.Now()), printer.StrategyWords(after.Spec.Strategy), after.Spec.Paused)
 	if err := printer.PrintPlan(o.Out, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
 		return true, err
 	}
@@ -42,7 +41,7 @@ func resumeHeld(ctx context.Context, o *ActionOptions, client kubernetes.Interfa
 		_, err := fmt.Fprintf(o.Out, "deployment.apps/%s handed back by drive%s\n", o.Name, dryRunSuffix(o.DryRun))
 		return true, err
 	}
-	if _, err := drive.HandBack(ctx, client, o.Namespace, o.Name, drive.HandBackOptions{Wait: true, Progress: o.ErrOut}); err != nil {
+	if _, err := drive.HandBack(ctx, client, o.Namespace, o.Name, drive.HandBackOptions{Wait: true, Progress: o.ErrOut, Now: o.Now}); err != nil {
 		return true, err
 	}
 	_, err = fmt.Fprintf(o.Out, "deployment.apps/%s handed back by drive\n", o.Name)

@@ -43,7 +43,8 @@ type ActionOptions struct {
 	Output *printer.OutputFlags
 
 	Writer
-	// Now is the clock restart's restartedAt comes from.
+	// Now is the clock: restart's restartedAt, and resume's view and hand-back of a Deployment
+	// held by drive.
 	Now func() time.Time
 
 	genericiooptions.IOStreams

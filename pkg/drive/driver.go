@@ -315,7 +315,7 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var err error
-	if d.view, err = startView(ctx, d.client, p.Snapshot.Deployment); err != nil {
+	if d.view, err = startView(ctx, d.client, p.Snapshot.Deployment, d.now); err != nil {
 		return nil, err
 	}
 	defer d.view.Close()

@@ -323,7 +323,7 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	if timeout <= 0 {
 		timeout = time.Minute
 	}
-	v, err := startView(ctx, client, got)
+	v, err := startView(ctx, client, got, now)
 	if err != nil {
 		return res, err
 	}

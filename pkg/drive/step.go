@@ -16,7 +16,7 @@ import (
 // runStep makes one step: scale the target up (or create it), wait for its pods, then scale
 // old ReplicaSets down with the availability there is.
 func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number, of int) error {
-	began := time.Now()
+	began := d.now()
 	target := snap.ReplicaSet(step.New.Name)
 	if step.Create || step.New.To > step.New.From {
 		// The bound counts pods: the pods of earlier scale-downs must be gone (terminating)
@@ -71,7 +71,7 @@ func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number,
 	}
 	after := Start{New: start.New, NewExists: true, Old: olds}
 	d.out.linef("step %d/%d done in %s: %s; pods %d, available %d (bounds: at most %d pods, at least %d available)",
-		number, of, time.Since(began).Round(10*time.Millisecond), describeCounts(after), after.pods(), after.available(), b.MaxPods(), b.MinAvailable())
+		number, of, d.now().Sub(began).Round(10*time.Millisecond), describeCounts(after), after.pods(), after.available(), b.MaxPods(), b.MinAvailable())
 	return nil
 }
 

@@ -23,16 +23,17 @@ type view struct {
 	name        string
 	changed     chan struct{}
 	stop        context.CancelFunc
+	now         func() time.Time // the clock of wait's time waited
 }
 
-// startView starts the informers and waits for their first list.
-func startView(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment) (*view, error) {
+// startView starts the informers and waits for their first list. now is the clock.
+func startView(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment, now func() time.Time) (*view, error) {
 	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, fmt.Errorf("deployment %s/%s: spec.selector: %w", d.Namespace, d.Name, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	v := &view{namespace: d.Namespace, name: d.Name, changed: make(chan struct{}, 1), stop: cancel}
+	v := &view{namespace: d.Namespace, name: d.Name, changed: make(chan struct{}, 1), stop: cancel, now: now}
 	df := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(d.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", d.Name).String()
@@ -98,7 +99,7 @@ var errTimeout = errors.New("timed out")
 // for the progress display) until it returns done or an error, ctx ends, or timeout passes
 // (errTimeout). tick is called about once a second while waiting, with the time waited.
 func (v *view) wait(ctx context.Context, timeout time.Duration, cond func() (bool, error), tick func(time.Duration)) error {
-	began := time.Now()
+	began := v.now()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	ticker := time.NewTicker(time.Second)
@@ -116,7 +117,7 @@ func (v *view) wait(ctx context.Context, timeout time.Duration, cond func() (boo
 		case <-v.changed:
 		case <-ticker.C:
 			if tick != nil {
-				tick(time.Since(began))
+				tick(v.now().Sub(began))
 			}
 		}
 	}

@@ -61,7 +61,7 @@ func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want
 	}
 	err := d.view.wait(ctx, timeout, cond, tick)
 	if errors.Is(err, errTimeout) {
-		return &stepTimeout{rs: name, want: want, have: have, waited: time.Since(began), pods: d.unavailablePods(ctx, name)}
+		return &stepTimeout{rs: name, want: want, have: have, waited: d.now().Sub(began), pods: d.unavailablePods(ctx, name)}
 	}
 	return err
 }
