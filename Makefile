@@ -75,7 +75,7 @@ manifest: ## a release step: make dist, and write the top-level plugins.yaml fro
 test-dist: dist cluster-binaries ## the release archives: Krew's rules, reproducibility, Krew-style install, kubectl plugin discovery and completion
 	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
 
-test: unit conformance e2e test-dist ## every test: unit, conformance against the upstream controller, e2e on the local cluster
+test: verify-generate unit conformance e2e test-dist ## every test: generated code current, unit, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh

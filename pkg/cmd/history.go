@@ -100,6 +100,7 @@ func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	cmd.Flags().Int64Var(&o.Revision, "revision", 0, "Print the pod template of this revision.")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "Print a unified diff of two revisions' pod templates: --diff A B, or --diff alone for the previous revision against the current one. Uses KUBECTL_EXTERNAL_DIFF when set.")
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
+	o.Output.HumanForm = "the human-readable history"
 	o.Output.AddFlags(cmd)
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
 	return cmd
