@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 )
 
 func TestCompletionScripts(t *testing.T) {
@@ -81,15 +82,13 @@ func replicaSet(ns, name, app string, owner types.UID, revision string, images .
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": app},
 		Annotations: map[string]string{"deployment.kubernetes.io/revision": revision}}}
 	if owner != "" {
-		rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: app, UID: owner, Controller: ptrTo(true)}}
+		rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: app, UID: owner, Controller: ptr.To(true)}}
 	}
 	for i, img := range images {
 		rs.Spec.Template.Spec.Containers = append(rs.Spec.Template.Spec.Containers, corev1.Container{Name: string(rune('a' + i)), Image: img})
 	}
 	return rs
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func clusterObjects() []runtime.Object {
 	return []runtime.Object{

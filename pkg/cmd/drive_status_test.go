@@ -11,8 +11,8 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 var driveStatusNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -38,7 +38,7 @@ func newDriveStatusTest(t *testing.T) (*DriveStatusOptions, *strings.Builder) {
 	target.Generation = 2
 	target.Spec.Paused = true
 	target.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
-	target.Annotations = map[string]string{planner.RevisionAnnotation: "2", drive.Annotation: val}
+	target.Annotations = map[string]string{deployutil.RevisionAnnotation: "2", drive.Annotation: val}
 	streams, _, _ := testStreams()
 	o := NewDriveStatusOptions(streams)
 	o.Namespace, o.Name = "default", "web"

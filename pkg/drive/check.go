@@ -8,7 +8,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -48,7 +50,7 @@ func specEdits(dep *appsv1.Deployment, snap *Snapshot, s *State) []string {
 		edits = append(edits, fmt.Sprintf("spec.strategy.type is %s", dep.Spec.Strategy.Type))
 	}
 	if rs := snap.ReplicaSet(s.NewReplicaSet); rs != nil {
-		if !planner.EqualIgnoreHash(&rs.Spec.Template, &dep.Spec.Template) {
+		if !deployutil.EqualIgnoreHash(&rs.Spec.Template, &dep.Spec.Template) {
 			edits = append(edits, fmt.Sprintf("spec.template no longer matches the new ReplicaSet %s", rs.Name))
 		}
 	} else if h := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount); h != s.TargetHash {
@@ -57,7 +59,7 @@ func specEdits(dep *appsv1.Deployment, snap *Snapshot, s *State) []string {
 	if l := dep.Spec.RevisionHistoryLimit; l != nil && *l == 0 {
 		edits = append(edits, "spec.revisionHistoryLimit is 0 (the paused controller would delete the ReplicaSet abort walks back to)")
 	}
-	if ptrDeref(dep.Spec.Replicas, 1) < 1 {
+	if ptr.Deref(dep.Spec.Replicas, 1) < 1 {
 		edits = append(edits, "spec.replicas is 0")
 	}
 	return edits
@@ -68,7 +70,7 @@ func specEdits(dep *appsv1.Deployment, snap *Snapshot, s *State) []string {
 // driver follows it. Other spec edits that drive does not hold (minReadySeconds,
 // progressDeadlineSeconds ...) are noted.
 func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *State) error {
-	r := ptrDeref(dep.Spec.Replicas, 1)
+	r := ptr.Deref(dep.Spec.Replicas, 1)
 	switch {
 	case s.PendingReplicas:
 		return nil

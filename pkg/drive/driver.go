@@ -14,8 +14,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -232,7 +234,7 @@ func (d *Driver) Prepare(ctx context.Context) (*Prepared, error) {
 	}
 	if d.opts.Desired != nil {
 		target := snap.ReplicaSet(s.NewReplicaSet)
-		same := target != nil && planner.EqualIgnoreHash(&target.Spec.Template, &d.opts.Desired.Spec.Template)
+		same := target != nil && deployutil.EqualIgnoreHash(&target.Spec.Template, &d.opts.Desired.Spec.Template)
 		if target == nil {
 			same = planner.ComputeHash(&d.opts.Desired.Spec.Template, snap.Deployment.Status.CollisionCount) == s.TargetHash
 		}
@@ -248,7 +250,7 @@ func (d *Driver) Prepare(ctx context.Context) (*Prepared, error) {
 		return nil, fmt.Errorf("%s: the previous ReplicaSet %s is gone, abort cannot walk back: hand it back with kubectl rollplan resume, or drive it forward", d.ref(), s.PreviousReplicaSet)
 	}
 	b := s.Bounds()
-	if r := ptrDeref(snap.Deployment.Spec.Replicas, 1); r != s.Replicas && !s.PendingReplicas {
+	if r := ptr.Deref(snap.Deployment.Spec.Replicas, 1); r != s.Replicas && !s.PendingReplicas {
 		if b, err = ResolveBounds(r, s.OriginalStrategy); err != nil {
 			return nil, err
 		}

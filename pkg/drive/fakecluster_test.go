@@ -17,7 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -233,14 +235,14 @@ func (fc *fakeCluster) syncDeployments() {
 			st.AvailableReplicas += rs.Status.AvailableReplicas
 			if rs.Name == newName {
 				st.UpdatedReplicas = rs.Status.Replicas
-				if rev := rs.Annotations[planner.RevisionAnnotation]; !IsHeld(d) && rev != "" && d.Annotations[planner.RevisionAnnotation] != rev {
+				if rev := rs.Annotations[deployutil.RevisionAnnotation]; !IsHeld(d) && rev != "" && d.Annotations[deployutil.RevisionAnnotation] != rev {
 					d.Annotations = maps.Clone(d.Annotations)
-					d.Annotations[planner.RevisionAnnotation] = rev
+					d.Annotations[deployutil.RevisionAnnotation] = rev
 					d.Generation++
 				}
 			}
 		}
-		st.UnavailableReplicas = max(0, ptrDeref(d.Spec.Replicas, 1)-st.AvailableReplicas)
+		st.UnavailableReplicas = max(0, ptr.Deref(d.Spec.Replicas, 1)-st.AvailableReplicas)
 		st.ObservedGeneration = d.Generation
 		d.Status = st
 		if apiequality.Semantic.DeepEqual(orig, d) {

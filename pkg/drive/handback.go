@@ -16,7 +16,7 @@ import (
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // handBackOps is the one guarded write that hands a held Deployment back: the original
@@ -144,7 +144,7 @@ func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
 		msg = m
 		if err != nil && dep.Status.ObservedGeneration >= gen {
 			// A revision mismatch can be the controller not having synced yet.
-			if rev, _ := strconv.ParseInt(dep.Annotations[planner.RevisionAnnotation], 10, 64); rev == revision || rev > revision {
+			if rev, _ := deployutil.Revision(dep); rev == revision || rev > revision {
 				return false, err
 			}
 			return false, nil
@@ -210,14 +210,14 @@ func tidyReplicaSets(ctx context.Context, client kubernetes.Interface, rss []*ap
 		}
 		if b != nil && rs.Name == target && replicas(rs) == b.Replicas {
 			desired, maxR := strconv.Itoa(int(b.Replicas)), strconv.Itoa(int(b.MaxPods()))
-			if rs.Annotations[planner.DesiredReplicasAnnotation] != desired || rs.Annotations[planner.MaxReplicasAnnotation] != maxR {
+			if rs.Annotations[deployutil.DesiredReplicasAnnotation] != desired || rs.Annotations[deployutil.MaxReplicasAnnotation] != maxR {
 				ops = append(ops, testOp("/spec/replicas", b.Replicas))
 				if rs.Annotations == nil {
 					ops = append(ops, addOp("/metadata/annotations", map[string]string{}))
 				}
 				ops = append(ops,
-					addOp(annotationPath(planner.DesiredReplicasAnnotation), desired),
-					addOp(annotationPath(planner.MaxReplicasAnnotation), maxR))
+					addOp(annotationPath(deployutil.DesiredReplicasAnnotation), desired),
+					addOp(annotationPath(deployutil.MaxReplicasAnnotation), maxR))
 			}
 		}
 		if len(ops) == 0 {

@@ -11,10 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -24,7 +25,7 @@ var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func held(t *testing.T, phase Phase, holder string, leaseUntil time.Time) (*appsv1.Deployment, *appsv1.ReplicaSet, *appsv1.ReplicaSet) {
 	t.Helper()
 	d, old := rolledOut()
-	old.Spec.Replicas = ptrTo(int32(5))
+	old.Spec.Replicas = ptr.To(int32(5))
 	target := withImage(d, "nginx:1.19")
 	newRS := testutil.ReplicaSetFor(target).Created(2).Replicas(3).Revision(2).Build()
 	newRS.Annotations[Annotation] = "stale copy"
@@ -41,7 +42,7 @@ func held(t *testing.T, phase Phase, holder string, leaseUntil time.Time) (*apps
 	target.Generation = 2
 	target.Spec.Paused = true
 	target.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
-	target.Annotations = map[string]string{planner.RevisionAnnotation: "2", Annotation: val}
+	target.Annotations = map[string]string{deployutil.RevisionAnnotation: "2", Annotation: val}
 	return target, old, newRS
 }
 
@@ -132,9 +133,9 @@ func TestHandBack(t *testing.T) {
 func TestTidyReplicaSets(t *testing.T) {
 	ctx := context.Background()
 	d, old, newRS := held(t, PhaseForward, "", now)
-	newRS.Spec.Replicas = ptrTo(int32(10))
-	delete(newRS.Annotations, planner.DesiredReplicasAnnotation)
-	delete(newRS.Annotations, planner.MaxReplicasAnnotation)
+	newRS.Spec.Replicas = ptr.To(int32(10))
+	delete(newRS.Annotations, deployutil.DesiredReplicasAnnotation)
+	delete(newRS.Annotations, deployutil.MaxReplicasAnnotation)
 	cs := fake.NewClientset(d, old, newRS)
 	if err := tidyReplicaSets(ctx, cs, []*appsv1.ReplicaSet{old, newRS}, newRS.Name, &Bounds{10, 3, 2}); err != nil {
 		t.Fatal(err)
@@ -143,7 +144,7 @@ func TestTidyReplicaSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{planner.RevisionAnnotation: "2", planner.DesiredReplicasAnnotation: "10", planner.MaxReplicasAnnotation: "13"}
+	want := map[string]string{deployutil.RevisionAnnotation: "2", deployutil.DesiredReplicasAnnotation: "10", deployutil.MaxReplicasAnnotation: "13"}
 	if diff := cmp.Diff(want, got.Annotations); diff != "" {
 		t.Errorf("annotations of the new ReplicaSet (-want +got):\n%s", diff)
 	}

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -32,7 +33,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 		if gerr != nil {
 			return nil, fmt.Errorf("get replicaset %s/%s: %w", dep.Namespace, rs.Name, gerr)
 		}
-		if c := metav1.GetControllerOfNoCopy(got); c == nil || c.UID != dep.UID || !planner.EqualIgnoreHash(&got.Spec.Template, &dep.Spec.Template) {
+		if c := metav1.GetControllerOfNoCopy(got); c == nil || c.UID != dep.UID || !deployutil.EqualIgnoreHash(&got.Spec.Template, &dep.Spec.Template) {
 			return nil, &StoppedError{Msg: fmt.Sprintf("%s: ReplicaSet %s exists with another owner or template (a hash collision): hand back with kubectl rollplan resume and let the controller roll out", d.ref(), rs.Name)}
 		}
 		return nil, errReplan
@@ -41,7 +42,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 		return nil, fmt.Errorf("create replicaset %s/%s: %w", dep.Namespace, rs.Name, err)
 	}
 	d.recordWrite(out)
-	d.out.linef("step %d/%d: created %s (revision %s) with %s", number, of, out.Name, out.Annotations[planner.RevisionAnnotation], replicaWord(n))
+	d.out.linef("step %d/%d: created %s (revision %s) with %s", number, of, out.Name, out.Annotations[deployutil.RevisionAnnotation], replicaWord(n))
 	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonCreated, "Created replica set %s with %s (step %d/%d, drive)", out.Name, replicaWord(n), number, of)
 	return out, nil
 }
@@ -71,11 +72,11 @@ func newReplicaSetFor(dep *appsv1.Deployment, hash string, revision int64, n int
 	sel.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
 	ann := map[string]string{}
 	for k, v := range dep.Annotations {
-		if !skipCopyAnnotation(k) {
+		if !deployutil.SkipCopyAnnotation(k) {
 			ann[k] = v
 		}
 	}
-	ann[planner.RevisionAnnotation] = fmt.Sprint(revision)
+	ann[deployutil.RevisionAnnotation] = fmt.Sprint(revision)
 	rsLabels := map[string]string{}
 	for k, v := range labels {
 		rsLabels[k] = v
@@ -95,14 +96,4 @@ func newReplicaSetFor(dep *appsv1.Deployment, hash string, revision int64, n int
 			Template:        *tmpl,
 		},
 	}
-}
-
-// skipCopyAnnotation mirrors deploymentutil's annotationsToSkip (v1.36.3).
-func skipCopyAnnotation(key string) bool {
-	switch key {
-	case corev1.LastAppliedConfigAnnotation, planner.RevisionAnnotation, planner.RevisionHistoryAnnotation,
-		planner.DesiredReplicasAnnotation, planner.MaxReplicasAnnotation, appsv1.DeprecatedRollbackTo:
-		return true
-	}
-	return false
 }

@@ -2,12 +2,11 @@ package drive
 
 import (
 	"slices"
-	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // Snapshot is one read of a held (or about to be held) Deployment: the Deployment, the
@@ -89,33 +88,26 @@ func replicas(rs *appsv1.ReplicaSet) int32 {
 // Mirrors deploymentutil.FindNewReplicaSet, pkg/controller/deployment/util, v1.36.3.
 func findNewReplicaSet(template *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
 	for _, rs := range rss {
-		if planner.EqualIgnoreHash(&rs.Spec.Template, &template.Spec.Template) {
+		if deployutil.EqualIgnoreHash(&rs.Spec.Template, &template.Spec.Template) {
 			return rs
 		}
 	}
 	return nil
 }
 
-// revisionOf parses a ReplicaSet's revision annotation (0 when absent or invalid).
+// revisionOf is a ReplicaSet's revision (deployutil.Revision): 0 when the annotation is
+// absent or does not parse.
 func revisionOf(rs *appsv1.ReplicaSet) int64 {
-	n, err := strconv.ParseInt(rs.Annotations[planner.RevisionAnnotation], 10, 64)
+	n, err := deployutil.Revision(rs)
 	if err != nil {
 		return 0
 	}
 	return n
 }
 
-// maxRevision is the highest revision among rss except skip.
-//
-// Mirrors deploymentutil.MaxRevision over the old ReplicaSets, v1.36.3.
+// maxRevision is deployutil.MaxRevision over rss except the ReplicaSet named skip.
 func maxRevision(rss []*appsv1.ReplicaSet, skip string) int64 {
-	var m int64
-	for _, rs := range rss {
-		if rs.Name != skip {
-			m = max(m, revisionOf(rs))
-		}
-	}
-	return m
+	return deployutil.MaxRevision(slices.DeleteFunc(slices.Clone(rss), func(rs *appsv1.ReplicaSet) bool { return rs.Name == skip }))
 }
 
 // activeOld returns the ReplicaSets other than name that have replicas, oldest first.

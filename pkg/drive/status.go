@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 )
@@ -48,7 +49,7 @@ func Status(snap *Snapshot, now time.Time) *v1alpha1.DriveStatus {
 		return r
 	}
 	b := s.Bounds()
-	if rep := ptrDeref(d.Spec.Replicas, 1); rep != s.Replicas && !s.PendingReplicas {
+	if rep := ptr.Deref(d.Spec.Replicas, 1); rep != s.Replicas && !s.PendingReplicas {
 		if nb, err := ResolveBounds(rep, s.OriginalStrategy); err == nil {
 			b = nb
 		}

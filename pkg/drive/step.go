@@ -10,7 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // runStep makes one step: scale the target up (or create it), wait for its pods, then scale
@@ -97,10 +97,10 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 		return nil, err
 	}
 	var extra []patchOp
-	if _, ok := rs.Annotations[planner.DesiredReplicasAnnotation]; ok && rs.Name == d.targetName() && to > from {
+	if _, ok := rs.Annotations[deployutil.DesiredReplicasAnnotation]; ok && rs.Name == d.targetName() && to > from {
 		// A desired-replicas annotation on the target would let the paused controller see
 		// it saturated (IsSaturated) and scale the others to 0 before drive does.
-		extra = append(extra, removeOp(annotationPath(planner.DesiredReplicasAnnotation)))
+		extra = append(extra, removeOp(annotationPath(deployutil.DesiredReplicasAnnotation)))
 	}
 	out, err := scaleReplicaSet(ctx, d.client, rs, from, to, extra...)
 	if errors.Is(err, ErrGuard) {

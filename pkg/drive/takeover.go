@@ -2,13 +2,16 @@ package drive
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -88,7 +91,7 @@ func PlanTakeover(st *cluster.State, desired *appsv1.Deployment, adopt bool) (*T
 	if err := refuseForeign(ref, desired); err != nil {
 		return nil, err
 	}
-	if !inFlight && planner.EqualIgnoreHash(&desired.Spec.Template, &live.Spec.Template) {
+	if !inFlight && deployutil.EqualIgnoreHash(&desired.Spec.Template, &live.Spec.Template) {
 		rev := int64(0)
 		if rs := findNewReplicaSet(live, st.ReplicaSets); rs != nil {
 			rev = revisionOf(rs)
@@ -101,7 +104,7 @@ func PlanTakeover(st *cluster.State, desired *appsv1.Deployment, adopt bool) (*T
 	if desired.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
 		return nil, fmt.Errorf("%s has strategy %s: drive walks RollingUpdate Deployments within maxSurge and maxUnavailable; Recreate replaces every pod at once, there is nothing to step through", ref, desired.Spec.Strategy.Type)
 	}
-	r := ptrDeref(desired.Spec.Replicas, 1)
+	r := ptr.Deref(desired.Spec.Replicas, 1)
 	if r < 1 {
 		return nil, fmt.Errorf("%s has 0 replicas: there are no pods to roll; apply the change directly", ref)
 	}
@@ -119,7 +122,7 @@ func PlanTakeover(st *cluster.State, desired *appsv1.Deployment, adopt bool) (*T
 	} else {
 		t.TargetHash = planner.ComputeHash(&desired.Spec.Template, live.Status.CollisionCount)
 		t.NewName = planner.ReplicaSetName(live.Name, t.TargetHash)
-		for _, rs := range append(slicesClone(st.ReplicaSets), st.Foreign...) {
+		for _, rs := range append(slices.Clone(st.ReplicaSets), st.Foreign...) {
 			if rs.Name == t.NewName {
 				return nil, fmt.Errorf("%s: the new ReplicaSet's name %s is taken by a ReplicaSet with another template (a hash collision): let the controller roll this change out (it bumps status.collisionCount)", ref, t.NewName)
 			}
@@ -190,7 +193,7 @@ func inFlight(live *appsv1.Deployment, newRS *appsv1.ReplicaSet, rss []*appsv1.R
 	if len(names) == 0 {
 		return false, ""
 	}
-	return true, fmt.Sprintf("new ReplicaSet %s has %d of %d replicas; %s", newRS.Name, replicas(newRS), ptrDeref(live.Spec.Replicas, 1), strings.Join(names, ", "))
+	return true, fmt.Sprintf("new ReplicaSet %s has %d of %d replicas; %s", newRS.Name, replicas(newRS), ptr.Deref(live.Spec.Replicas, 1), strings.Join(names, ", "))
 }
 
 // refuseForeign refuses a Deployment that another rollout controller owns.
@@ -215,12 +218,3 @@ func refuseForeign(ref string, d *appsv1.Deployment) error {
 	}
 	return nil
 }
-
-func ptrDeref[T any](p *T, def T) T {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
-func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }

@@ -8,9 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -54,7 +56,7 @@ func TestPlanTakeoverReusesRollbackTarget(t *testing.T) {
 	d, old := rolledOut()
 	// Revision 2 runs nginx:1.19; revision 1 (nginx:1.18, at 0) is the rollback target.
 	cur := withImage(d, "nginx:1.19")
-	cur.Annotations = map[string]string{planner.RevisionAnnotation: "2"}
+	cur.Annotations = map[string]string{deployutil.RevisionAnnotation: "2"}
 	curRS := testutil.ReplicaSetFor(cur).Created(2).Build()
 	old.Spec.Replicas = new(int32)
 	old.Status = appsv1.ReplicaSetStatus{}
@@ -77,7 +79,7 @@ func TestPlanTakeoverRefusals(t *testing.T) {
 	inflight := withImage(d, "nginx:1.19")
 	inflightNew := testutil.ReplicaSetFor(inflight).Created(2).Replicas(5).Build()
 	oldAt8 := old.DeepCopy()
-	oldAt8.Spec.Replicas = ptrTo(int32(8))
+	oldAt8.Spec.Replicas = ptr.To(int32(8))
 
 	cases := []struct {
 		name    string
@@ -91,7 +93,7 @@ func TestPlanTakeoverRefusals(t *testing.T) {
 		{"same template: nothing to do", d, []*appsv1.ReplicaSet{old}, d.DeepCopy(), false, "runs this pod template already"},
 		{"revisionHistoryLimit 0", d, []*appsv1.ReplicaSet{old}, func() *appsv1.Deployment {
 			x := withImage(d, "nginx:1.19")
-			x.Spec.RevisionHistoryLimit = ptrTo(int32(0))
+			x.Spec.RevisionHistoryLimit = ptr.To(int32(0))
 			return x
 		}(), false, "revisionHistoryLimit 0"},
 		{"Recreate", d, []*appsv1.ReplicaSet{old}, func() *appsv1.Deployment {
@@ -101,12 +103,12 @@ func TestPlanTakeoverRefusals(t *testing.T) {
 		}(), false, "strategy Recreate"},
 		{"0 replicas", d, []*appsv1.ReplicaSet{old}, func() *appsv1.Deployment {
 			x := withImage(d, "nginx:1.19")
-			x.Spec.Replicas = ptrTo(int32(0))
+			x.Spec.Replicas = ptr.To(int32(0))
 			return x
 		}(), false, "0 replicas"},
 		{"owned by another controller", func() *appsv1.Deployment {
 			x := d.DeepCopy()
-			x.OwnerReferences = []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Rollout", Name: "web", UID: "u", Controller: ptrTo(true)}}
+			x.OwnerReferences = []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Rollout", Name: "web", UID: "u", Controller: ptr.To(true)}}
 			return x
 		}(), []*appsv1.ReplicaSet{old}, withImage(d, "nginx:1.19"), false, "controlled by Rollout web"},
 		{"Kruise annotations", func() *appsv1.Deployment {
@@ -147,7 +149,7 @@ func TestPlanTakeoverAdoptKeepsInflightNewAsTarget(t *testing.T) {
 	d, old := rolledOut()
 	inflight := withImage(d, "nginx:1.19")
 	newRS := testutil.ReplicaSetFor(inflight).Created(2).Replicas(5).Build()
-	old.Spec.Replicas = ptrTo(int32(8))
+	old.Spec.Replicas = ptr.To(int32(8))
 	tk, err := PlanTakeover(&cluster.State{Deployment: inflight, ReplicaSets: []*appsv1.ReplicaSet{old, newRS}}, nil, true)
 	if err != nil {
 		t.Fatal(err)
@@ -156,5 +158,3 @@ func TestPlanTakeoverAdoptKeepsInflightNewAsTarget(t *testing.T) {
 		t.Errorf("reuse %v previous %v start %+v", tk.Reuse, tk.Previous, tk.Start)
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }

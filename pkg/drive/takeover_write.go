@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
@@ -51,7 +52,7 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 		Adopted:            tk.Adopted,
 	}
 	for attempt := 0; ; attempt++ {
-		st.PendingReplicas = ptrDeref(live.Spec.Replicas, 1) != st.Replicas
+		st.PendingReplicas = ptr.Deref(live.Spec.Replicas, 1) != st.Replicas
 		st.Generation = live.Generation + 1
 		val, err := st.Encode()
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"k8s.io/utils/ptr"
 )
 
 // waitScaledDown waits (watch) until every ReplicaSet but target has no more pods than its
@@ -87,7 +89,7 @@ func (d *Driver) interrupted() error {
 		return errReplan
 	}
 	s := d.held.state()
-	if dep.Generation > s.Generation || ptrDeref(dep.Spec.Replicas, 1) != s.Replicas {
+	if dep.Generation > s.Generation || ptr.Deref(dep.Spec.Replicas, 1) != s.Replicas {
 		return errReplan
 	}
 	cur, err := ReadState(dep)

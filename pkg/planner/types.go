@@ -4,10 +4,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // ControllerVersion is the kube-controller-manager release whose Deployment controller the
@@ -249,18 +246,4 @@ type CleanupEntry struct {
 	// RollbackTarget marks the revision `kubectl rollout undo` (without --to-revision) would
 	// return to after this rollout: deleting it removes the one-step rollback.
 	RollbackTarget bool
-}
-
-// Annotation keys, kept for pkg/drive until it refers to deployutil directly.
-const (
-	RevisionAnnotation        = deployutil.RevisionAnnotation
-	RevisionHistoryAnnotation = deployutil.RevisionHistoryAnnotation
-	DesiredReplicasAnnotation = deployutil.DesiredReplicasAnnotation
-	MaxReplicasAnnotation     = deployutil.MaxReplicasAnnotation
-)
-
-// EqualIgnoreHash is deployutil.EqualIgnoreHash, kept for pkg/drive until it refers to
-// deployutil directly.
-func EqualIgnoreHash(template1, template2 *corev1.PodTemplateSpec) bool {
-	return deployutil.EqualIgnoreHash(template1, template2)
 }

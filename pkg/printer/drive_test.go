@@ -9,8 +9,8 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 var driveNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -52,7 +52,7 @@ func heldState(t *testing.T, phase drive.Phase, holder string, leaseUntil time.T
 	target.Generation = 2
 	target.Spec.Paused = true
 	target.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
-	target.Annotations = map[string]string{planner.RevisionAnnotation: "2", drive.Annotation: val}
+	target.Annotations = map[string]string{deployutil.RevisionAnnotation: "2", drive.Annotation: val}
 	return &cluster.State{Deployment: target, ReplicaSets: []*appsv1.ReplicaSet{old, newRS}}
 }
 

@@ -64,8 +64,6 @@ func templateOf(rs *appsv1.ReplicaSet) corev1.PodTemplateSpec {
 	return *t
 }
 
-func ptrTo[T any](v T) *T { return &v }
-
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
 
 // testutilRS returns a ReplicaSet of d with image, created at minute created, replicas pods

@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubectl/pkg/cmd/set"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 	"k8s.io/kubectl/pkg/scheme"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -119,7 +120,7 @@ func TestPreviewPauseMidRollout(t *testing.T) {
 	// 12 pods, below replicas+maxSurge = 13. The paused controller's proportional scaling
 	// gives the one missing pod to the largest ReplicaSet, the new one.
 	d, _ := webHistory(10)
-	d.Spec.Replicas = ptrTo(int32(10))
+	d.Spec.Replicas = ptr.To(int32(10))
 	old := testutilRS(d, "nginx:1.19", 1, 2, 2, "10", "13")
 	cur := testutilRS(d, "nginx:1.20", 2, 10, 6, "10", "13")
 	a, err := PreviewPause(d, []*appsv1.ReplicaSet{old, cur})
