@@ -2,15 +2,18 @@ package drive
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -81,8 +84,8 @@ func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *
 		}
 		err = d.writeState(ctx, func(s *State) {
 			s.Replicas, s.MaxSurge, s.MaxUnavailable = b.Replicas, b.MaxSurge, b.MaxUnavailable
-		}, testOp("/metadata/generation", dep.Generation))
-		if errors.Is(err, ErrGuard) {
+		}, kube.TestOp("/metadata/generation", dep.Generation))
+		if errors.Is(err, kube.ErrGuard) {
 			return errReplan
 		}
 		if err != nil {
@@ -90,10 +93,10 @@ func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *
 		}
 		d.out.linef("spec.replicas of %s changed from %d to %d while held (kubectl scale or an autoscaler): re-planned with at most %d pods, at least %d available",
 			d.ref(), s.Replicas, r, b.MaxPods(), b.MinAvailable())
-		d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonReplan, "spec.replicas changed from %d to %d while held: re-planned (at most %d pods, at least %d available)", s.Replicas, r, b.MaxPods(), b.MinAvailable())
+		d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonReplan, "spec.replicas changed from %d to %d while held: re-planned (at most %d pods, at least %d available)", s.Replicas, r, b.MaxPods(), b.MinAvailable())
 	case dep.Generation != s.Generation:
-		err := d.writeState(ctx, func(*State) {}, testOp("/metadata/generation", dep.Generation))
-		if errors.Is(err, ErrGuard) {
+		err := d.writeState(ctx, func(*State) {}, kube.TestOp("/metadata/generation", dep.Generation))
+		if errors.Is(err, kube.ErrGuard) {
 			return errReplan
 		}
 		if err != nil {
@@ -133,4 +136,31 @@ func (d *Driver) checkReplicaSets(snap *Snapshot) error {
 		}
 	}
 	return nil
+}
+
+// replicasManager names the field manager that last set rs's spec.replicas, from its
+// managed fields ("" when unknown).
+func replicasManager(rs *appsv1.ReplicaSet) string {
+	var who string
+	var when time.Time
+	for _, mf := range rs.ManagedFields {
+		if mf.FieldsV1 == nil {
+			continue
+		}
+		var fields map[string]map[string]any
+		if json.Unmarshal(mf.FieldsV1.Raw, &fields) != nil {
+			continue
+		}
+		if _, ok := fields["f:spec"]["f:replicas"]; !ok {
+			continue
+		}
+		t := time.Time{}
+		if mf.Time != nil {
+			t = mf.Time.Time
+		}
+		if who == "" || !t.Before(when) {
+			who, when = fmt.Sprintf("%s (%s)", mf.Manager, mf.Operation), t
+		}
+	}
+	return who
 }

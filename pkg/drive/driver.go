@@ -18,6 +18,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -133,7 +134,7 @@ type Driver struct {
 	now      func() time.Time
 	identity string
 	lease    time.Duration
-	ev       *eventer
+	ev       *kube.Recorder // records Events during Run (nil outside it)
 	out      *progress
 	view     *view
 
@@ -168,7 +169,6 @@ func New(opts Options) *Driver {
 		d.lease = 30 * time.Second
 	}
 	d.out = newProgress(opts.Progress, opts.Live)
-	d.ev = newEventer(opts.Client, d.now, func(s string) { d.out.linef("warning: %s", s) })
 	return d
 }
 
@@ -314,6 +314,10 @@ func (e *stepTimeout) Error() string {
 // is overwritten; the Deployment stays held), API errors, ctx ending.
 func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	began := d.now()
+	// Events are written in the background; the run's last ones (hand-back, stopped) are
+	// flushed before Run returns, so that they outlive the CLI.
+	d.ev = kube.NewRecorder(d.client, func(s string) { d.out.linef("warning: %s", s) })
+	defer d.ev.Shutdown(eventFlushTimeout)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var err error

@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 // GuardName names the ValidatingAdmissionPolicy and its binding.
@@ -33,7 +35,7 @@ func GuardPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   GuardName,
-			Labels: map[string]string{"app.kubernetes.io/managed-by": FieldManager},
+			Labels: map[string]string{"app.kubernetes.io/managed-by": kube.FieldManager},
 			Annotations: map[string]string{
 				"rollplan.dev/description": "Refuses unpausing a Deployment that kubectl rollplan drive holds with strategy Recreate: the controller would scale every old ReplicaSet to 0 at once.",
 			},
@@ -78,7 +80,7 @@ func GuardBinding() *admissionv1.ValidatingAdmissionPolicyBinding {
 		TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   GuardName,
-			Labels: map[string]string{"app.kubernetes.io/managed-by": FieldManager},
+			Labels: map[string]string{"app.kubernetes.io/managed-by": kube.FieldManager},
 		},
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        GuardName,
@@ -112,24 +114,24 @@ func InstallGuard(ctx context.Context, client kubernetes.Interface) error {
 	p := GuardPolicy()
 	if cur, err := pc.Get(ctx, p.Name, metav1.GetOptions{}); err == nil {
 		p.ResourceVersion = cur.ResourceVersion
-		if _, err := pc.Update(ctx, p, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+		if _, err := pc.Update(ctx, p, kube.Default().UpdateOptions()); err != nil {
 			return fmt.Errorf("update validatingadmissionpolicy %s: %w", p.Name, err)
 		}
 	} else if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("get validatingadmissionpolicy %s: %w", p.Name, err)
-	} else if _, err := pc.Create(ctx, p, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+	} else if _, err := pc.Create(ctx, p, kube.Default().CreateOptions()); err != nil {
 		return fmt.Errorf("create validatingadmissionpolicy %s: %w", p.Name, err)
 	}
 	bc := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
 	b := GuardBinding()
 	if cur, err := bc.Get(ctx, b.Name, metav1.GetOptions{}); err == nil {
 		b.ResourceVersion = cur.ResourceVersion
-		if _, err := bc.Update(ctx, b, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+		if _, err := bc.Update(ctx, b, kube.Default().UpdateOptions()); err != nil {
 			return fmt.Errorf("update validatingadmissionpolicybinding %s: %w", b.Name, err)
 		}
 	} else if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("get validatingadmissionpolicybinding %s: %w", b.Name, err)
-	} else if _, err := bc.Create(ctx, b, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+	} else if _, err := bc.Create(ctx, b, kube.Default().CreateOptions()); err != nil {
 		return fmt.Errorf("create validatingadmissionpolicybinding %s: %w", b.Name, err)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 // handBackOps is the one guarded write that hands a held Deployment back: the original
@@ -24,16 +25,16 @@ import (
 // nil, that template (an abort restores the previous one). It is guarded by tests of
 // metadata.generation (no spec edit since the driver's last check) and of the annotation's
 // value.
-func handBackOps(dep *appsv1.Deployment, annValue string, s *State, template *corev1.PodTemplateSpec) []patchOp {
-	ops := []patchOp{
-		testOp("/metadata/generation", dep.Generation),
-		testOp(annotationPath(Annotation), annValue),
-		replaceOp("/spec/strategy", s.OriginalStrategy),
-		replaceOp("/spec/paused", s.OriginalPaused),
-		removeOp(annotationPath(Annotation)),
+func handBackOps(dep *appsv1.Deployment, annValue string, s *State, template *corev1.PodTemplateSpec) []kube.Op {
+	ops := []kube.Op{
+		kube.TestOp("/metadata/generation", dep.Generation),
+		kube.TestOp(kube.AnnotationPath(Annotation), annValue),
+		kube.ReplaceOp("/spec/strategy", s.OriginalStrategy),
+		kube.ReplaceOp("/spec/paused", s.OriginalPaused),
+		kube.RemoveOp(kube.AnnotationPath(Annotation)),
 	}
 	if template != nil {
-		ops = append(ops, replaceOp("/spec/template", template))
+		ops = append(ops, kube.ReplaceOp("/spec/template", template))
 	}
 	return ops
 }
@@ -103,8 +104,8 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	if err := d.leaseOK(); err != nil {
 		return nil, err
 	}
-	out, err := patchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl))
-	if errors.Is(err, ErrGuard) {
+	out, err := kube.PatchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl))
+	if errors.Is(err, kube.ErrGuard) {
 		return nil, &StoppedError{Msg: fmt.Sprintf("%s changed just before the hand-back (%v): the Deployment stays held; run drive again", d.ref(), err)}
 	}
 	if err != nil {
@@ -118,7 +119,7 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 		outcome, what = OutcomeAborted, fmt.Sprintf("walked back to %s (previous template restored)", target.Name)
 	}
 	d.out.linef("handed %s back to the controller: %s, strategy %s, paused %v", d.ref(), what, describeStrategy(s.OriginalStrategy), s.OriginalPaused)
-	d.ev.emit(ctx, out, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller: %s; strategy %s restored, paused %v (plan %s)", what, describeStrategy(s.OriginalStrategy), s.OriginalPaused, s.PlanID)
+	d.ev.Eventf(out, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller: %s; strategy %s restored, paused %v (plan %s)", what, describeStrategy(s.OriginalStrategy), s.OriginalPaused, s.PlanID)
 	if err := d.waitComplete(ctx, out.Generation, revision); err != nil {
 		return nil, err
 	}
@@ -204,26 +205,26 @@ func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
 func tidyReplicaSets(ctx context.Context, client kubernetes.Interface, rss []*appsv1.ReplicaSet, target string, b *Bounds) error {
 	var errs []error
 	for _, rs := range rss {
-		var ops []patchOp
+		var ops []kube.Op
 		if v, ok := rs.Annotations[Annotation]; ok {
-			ops = append(ops, testOp(annotationPath(Annotation), v), removeOp(annotationPath(Annotation)))
+			ops = append(ops, kube.TestOp(kube.AnnotationPath(Annotation), v), kube.RemoveOp(kube.AnnotationPath(Annotation)))
 		}
 		if b != nil && rs.Name == target && replicas(rs) == b.Replicas {
 			desired, maxR := strconv.Itoa(int(b.Replicas)), strconv.Itoa(int(b.MaxPods()))
 			if rs.Annotations[deployutil.DesiredReplicasAnnotation] != desired || rs.Annotations[deployutil.MaxReplicasAnnotation] != maxR {
-				ops = append(ops, testOp("/spec/replicas", b.Replicas))
+				ops = append(ops, kube.TestOp("/spec/replicas", b.Replicas))
 				if rs.Annotations == nil {
-					ops = append(ops, addOp("/metadata/annotations", map[string]string{}))
+					ops = append(ops, kube.AddOp("/metadata/annotations", map[string]string{}))
 				}
 				ops = append(ops,
-					addOp(annotationPath(deployutil.DesiredReplicasAnnotation), desired),
-					addOp(annotationPath(deployutil.MaxReplicasAnnotation), maxR))
+					kube.AddOp(kube.AnnotationPath(deployutil.DesiredReplicasAnnotation), desired),
+					kube.AddOp(kube.AnnotationPath(deployutil.MaxReplicasAnnotation), maxR))
 			}
 		}
 		if len(ops) == 0 {
 			continue
 		}
-		if err := patchReplicaSet(ctx, client, rs, ops); err != nil {
+		if err := kube.PatchReplicaSet(ctx, client, rs, ops); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -304,16 +305,17 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 			tmpl = previousTemplate(prev)
 		}
 	}
-	got, err := patchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl))
-	if errors.Is(err, ErrGuard) {
+	got, err := kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl))
+	if errors.Is(err, kube.ErrGuard) {
 		return nil, fmt.Errorf("%s changed while handing it back: nothing written; run the command again", ref)
 	}
 	if err != nil {
 		return nil, err
 	}
-	ev := newEventer(client, now, func(m string) { out.linef("warning: %s", m) })
-	ev.emit(ctx, got, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller at step %d/%d (kubectl rollplan resume); strategy %s restored, paused %v (plan %s)",
+	ev := kube.NewRecorder(client, func(m string) { out.linef("warning: %s", m) })
+	ev.Eventf(got, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller at step %d/%d (kubectl rollplan resume); strategy %s restored, paused %v (plan %s)",
 		s.Step, s.Steps, describeStrategy(s.OriginalStrategy), s.OriginalPaused, s.PlanID)
+	ev.Shutdown(eventFlushTimeout)
 	out.linef("handed %s back to the controller at step %d of %d: strategy %s, paused %v", ref, s.Step, s.Steps, describeStrategy(s.OriginalStrategy), s.OriginalPaused)
 	res := &HandBackResult{Deployment: got, State: s, RestoredTemplate: tmpl != nil}
 	if !opts.Wait {

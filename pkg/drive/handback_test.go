@@ -16,6 +16,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -115,8 +116,8 @@ func TestHandBack(t *testing.T) {
 				t.Errorf("want one deployment patch guarded by the generation, got %d", len(p))
 			}
 			evs, _ := cs.CoreV1().Events(d.Namespace).List(ctx, metav1.ListOptions{})
-			if len(evs.Items) != 1 || evs.Items[0].Reason != ReasonHandBack || evs.Items[0].Source.Component != FieldManager {
-				t.Errorf("events %+v, want one %s from %s", evs.Items, ReasonHandBack, FieldManager)
+			if len(evs.Items) != 1 || evs.Items[0].Reason != ReasonHandBack || evs.Items[0].Source.Component != kube.FieldManager {
+				t.Errorf("events %+v, want one %s from %s", evs.Items, ReasonHandBack, kube.FieldManager)
 			}
 			// HandBackPreview gives the same Deployment spec as the write.
 			prev, err := HandBackPreview(d, []*appsv1.ReplicaSet{old, newRS})

@@ -9,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 // acquire takes the lease of a held Deployment (guarded by the annotation's value).
@@ -27,7 +29,7 @@ func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
 		s.Holder, s.LastHolder = d.identity, d.identity
 		s.HeldSince, s.HeldReason = nil, ""
 	})
-	if errors.Is(err, ErrGuard) {
+	if errors.Is(err, kube.ErrGuard) {
 		return &StoppedError{Msg: fmt.Sprintf("%s: another driver took the lease at the same time: see `kubectl rollplan drive status deploy/%s`", d.ref(), d.opts.Name)}
 	}
 	if err != nil {
@@ -35,7 +37,7 @@ func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
 	}
 	if prevHolder != "" {
 		d.out.linef("took the lease of %s from %s (--force)", d.ref(), prevHolder)
-		d.ev.emit(ctx, d.deployment(), corev1.EventTypeWarning, ReasonLease, "Lease taken from %s by %s (--force)", prevHolder, d.identity)
+		d.ev.Eventf(d.deployment(), corev1.EventTypeWarning, ReasonLease, "Lease taken from %s by %s (--force)", prevHolder, d.identity)
 	}
 	d.out.linef("continuing the drive of %s (plan %s, %s step %d of %d, new ReplicaSet %s)", d.ref(), s.PlanID, d.phaseWord(), s.Step, s.Steps, s.NewReplicaSet)
 	return nil
@@ -44,7 +46,7 @@ func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
 // writeState rewrites the drive annotation with mutate applied, guarded by a test of the
 // annotation's last known value; the lease is renewed by every write the holder makes.
 // extra operations ride along in the same patch.
-func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...patchOp) error {
+func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...kube.Op) error {
 	return d.held.update(func(cur *State, annValue string, dep *appsv1.Deployment) (*State, string, *appsv1.Deployment, error) {
 		next := *cur
 		mutate(&next)
@@ -61,10 +63,10 @@ func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...p
 		if err != nil {
 			return nil, "", nil, err
 		}
-		path := annotationPath(Annotation)
-		ops := append([]patchOp{testOp(path, annValue), replaceOp(path, val)}, extra...)
-		out, err := patchDeployment(ctx, d.client, dep, ops)
-		if errors.Is(err, ErrGuard) {
+		path := kube.AnnotationPath(Annotation)
+		ops := append([]kube.Op{kube.TestOp(path, annValue), kube.ReplaceOp(path, val)}, extra...)
+		out, err := kube.PatchDeployment(ctx, d.client, dep, ops)
+		if errors.Is(err, kube.ErrGuard) {
 			return nil, "", nil, d.lostHold(ctx, dep, next.PlanID, err)
 		}
 		if err != nil {
@@ -151,7 +153,7 @@ func (d *Driver) hold(ctx context.Context, reason string) (*Result, error) {
 	s, _, dep := d.held.snapshot()
 	d.out.linef("holding %s at step %d of %d: %s; run `kubectl rollplan drive deploy/%s` to continue, `kubectl rollplan abort deploy/%s` to walk back, or `kubectl rollplan resume deploy/%s` to hand it back",
 		d.ref(), s.Step, s.Steps, reason, d.opts.Name, d.opts.Name, d.opts.Name)
-	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonHeld, "Held at step %d/%d: %s", s.Step, s.Steps, reason)
+	d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonHeld, "Held at step %d/%d: %s", s.Step, s.Steps, reason)
 	return &Result{Outcome: OutcomeHeld, Reason: reason, Step: s.Step, Steps: s.Steps}, nil
 }
 
@@ -173,7 +175,7 @@ func (d *Driver) stopped(ctx context.Context, err error) error {
 	defer cancel()
 	if rerr := d.release(wctx, "stopped: "+err.Error(), d.now().UTC()); rerr == nil {
 		s, _, dep := d.held.snapshot()
-		d.ev.emit(wctx, dep, corev1.EventTypeWarning, ReasonStopped, "Drive stopped at step %d/%d: %v", s.Step, s.Steps, err)
+		d.ev.Eventf(dep, corev1.EventTypeWarning, ReasonStopped, "Drive stopped at step %d/%d: %v", s.Step, s.Steps, err)
 	}
 	return err
 }
@@ -187,15 +189,15 @@ func (d *Driver) pendingReplicas(ctx context.Context) error {
 	}
 	err := d.writeState(ctx, func(s *State) {
 		s.PendingReplicas = false
-	}, testOp("/metadata/generation", dep.Generation), replaceOp("/spec/replicas", s.Replicas))
-	if errors.Is(err, ErrGuard) {
+	}, kube.TestOp("/metadata/generation", dep.Generation), kube.ReplaceOp("/spec/replicas", s.Replicas))
+	if errors.Is(err, kube.ErrGuard) {
 		return errReplan
 	}
 	if err != nil {
 		return err
 	}
 	d.out.linef("set spec.replicas of %s to %d (the change's replicas, written once the new ReplicaSet exists)", d.ref(), s.Replicas)
-	d.ev.emit(ctx, d.deployment(), corev1.EventTypeNormal, ReasonReplan, "Set spec.replicas to %d, as the change asks", s.Replicas)
+	d.ev.Eventf(d.deployment(), corev1.EventTypeNormal, ReasonReplan, "Set spec.replicas to %d, as the change asks", s.Replicas)
 	return nil
 }
 
@@ -214,6 +216,6 @@ func (d *Driver) startAbort(ctx context.Context) error {
 		return err
 	}
 	d.out.linef("aborting the drive of %s: walking back to %s", d.ref(), prev)
-	d.ev.emit(ctx, d.deployment(), corev1.EventTypeNormal, ReasonAbort, "Abort: walking back from %s to %s", s.NewReplicaSet, prev)
+	d.ev.Eventf(d.deployment(), corev1.EventTypeNormal, ReasonAbort, "Abort: walking back from %s to %s", s.NewReplicaSet, prev)
 	return nil
 }

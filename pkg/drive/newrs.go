@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -27,7 +28,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 		return nil, &StoppedError{Msg: fmt.Sprintf("%s: the template's hash is %s, the drive's target is %s: the template or status.collisionCount changed while held; see `kubectl rollplan drive status deploy/%s`", d.ref(), hash, s.TargetHash, d.opts.Name)}
 	}
 	rs := newReplicaSetFor(dep, hash, max(s.Revision, maxRevision(snap.ReplicaSets, "")+1), n)
-	out, err := d.client.AppsV1().ReplicaSets(dep.Namespace).Create(ctx, rs, metav1.CreateOptions{FieldManager: FieldManager})
+	out, err := kube.CreateReplicaSet(ctx, d.client, rs, kube.Default())
 	if apierrors.IsAlreadyExists(err) {
 		got, gerr := d.client.AppsV1().ReplicaSets(dep.Namespace).Get(ctx, rs.Name, metav1.GetOptions{})
 		if gerr != nil {
@@ -43,7 +44,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 	}
 	d.recordWrite(out)
 	d.out.linef("step %d/%d: created %s (revision %s) with %s", number, of, out.Name, out.Annotations[deployutil.RevisionAnnotation], replicaWord(n))
-	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonCreated, "Created replica set %s with %s (step %d/%d, drive)", out.Name, replicaWord(n), number, of)
+	d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonCreated, "Created replica set %s with %s (step %d/%d, drive)", out.Name, replicaWord(n), number, of)
 	return out, nil
 }
 

@@ -13,10 +13,6 @@ import (
 // to the new ReplicaSet; drive removes the copy after it hands back.
 const Annotation = "rollplan.dev/drive"
 
-// FieldManager is the field manager of every write drive makes, and the source component
-// of its Events.
-const FieldManager = "kubectl-rollplan"
-
 // StateVersion is the version of the State schema this package writes and reads.
 const StateVersion = 1
 

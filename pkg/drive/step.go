@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 // runStep makes one step: scale the target up (or create it), wait for its pods, then scale
@@ -96,14 +97,14 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 	if err := d.leaseOK(); err != nil {
 		return nil, err
 	}
-	var extra []patchOp
+	var extra []kube.Op
 	if _, ok := rs.Annotations[deployutil.DesiredReplicasAnnotation]; ok && rs.Name == d.targetName() && to > from {
 		// A desired-replicas annotation on the target would let the paused controller see
 		// it saturated (IsSaturated) and scale the others to 0 before drive does.
-		extra = append(extra, removeOp(annotationPath(deployutil.DesiredReplicasAnnotation)))
+		extra = append(extra, kube.RemoveOp(kube.AnnotationPath(deployutil.DesiredReplicasAnnotation)))
 	}
-	out, err := scaleReplicaSet(ctx, d.client, rs, from, to, extra...)
-	if errors.Is(err, ErrGuard) {
+	out, err := kube.ScaleReplicaSet(ctx, d.client, rs, from, to, extra...)
+	if errors.Is(err, kube.ErrGuard) {
 		return nil, errReplan
 	}
 	if err != nil {
@@ -115,7 +116,7 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 		dir = "down"
 	}
 	d.out.linef("step %d/%d: scaled %s %s from %d to %d", number, of, dir, rs.Name, from, to)
-	d.ev.emit(ctx, d.deployment(), corev1.EventTypeNormal, ReasonScaled, "Scaled %s replica set %s from %d to %d (step %d/%d, %s)", dir, rs.Name, from, to, number, of, d.phaseWord())
+	d.ev.Eventf(d.deployment(), corev1.EventTypeNormal, ReasonScaled, "Scaled %s replica set %s from %d to %d (step %d/%d, %s)", dir, rs.Name, from, to, number, of, d.phaseWord())
 	return out, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -23,7 +24,6 @@ import (
 // A conflict caused only by the controller's status writes is retried; one caused by a
 // spec or annotation edit stops the drive.
 func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
-	live := tk.Live
 	now := d.now().UTC()
 	exp := now.Add(d.lease)
 	prev := ""
@@ -51,36 +51,15 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 		UpdatedAt:          now,
 		Adopted:            tk.Adopted,
 	}
-	for attempt := 0; ; attempt++ {
-		st.PendingReplicas = ptr.Deref(live.Spec.Replicas, 1) != st.Replicas
-		st.Generation = live.Generation + 1
-		val, err := st.Encode()
-		if err != nil {
-			return err
-		}
-		upd := takeoverObject(tk.Desired, live, val)
-		out, err := d.client.AppsV1().Deployments(live.Namespace).Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager})
-		if err == nil {
-			d.held.set(st, val, out)
-			break
-		}
-		if !apierrors.IsConflict(err) || attempt >= 4 {
-			return fmt.Errorf("take over %s: %w", d.ref(), err)
-		}
-		fresh, gerr := d.client.AppsV1().Deployments(live.Namespace).Get(ctx, live.Name, metav1.GetOptions{})
-		if gerr != nil {
-			return fmt.Errorf("take over %s: %w", d.ref(), gerr)
-		}
-		if fresh.Generation != live.Generation || IsHeld(fresh) {
-			return &StoppedError{Msg: fmt.Sprintf("%s changed while drive was preparing (generation %d -> %d%s): nothing was written; run drive again to plan from the new state",
-				d.ref(), live.Generation, fresh.Generation, heldNote(fresh))}
-		}
-		live = fresh // only status or metadata changed: retry on the fresh object
+	out, val, err := d.writeTakeover(ctx, tk, st)
+	if err != nil {
+		return err
 	}
+	d.held.set(st, val, out)
 	dep := d.deployment()
 	d.out.linef("took over %s: paused, strategy Recreate (original %s kept in annotation %s); new ReplicaSet %s, revision %d",
 		d.ref(), describeStrategy(st.OriginalStrategy), Annotation, st.NewReplicaSet, st.Revision)
-	d.ev.emit(ctx, dep, corev1.EventTypeNormal, ReasonTakeover, "Took over the rollout to %s (revision %d): paused, strategy Recreate; original strategy %s kept in %s (plan %s, %s)",
+	d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonTakeover, "Took over the rollout to %s (revision %d): paused, strategy Recreate; original strategy %s kept in %s (plan %s, %s)",
 		st.NewReplicaSet, st.Revision, describeStrategy(st.OriginalStrategy), Annotation, st.PlanID, d.identity)
 	// A sync the controller began before it saw the takeover may still write: wait until it
 	// has observed it, then take the ReplicaSets as they are as the baseline.
@@ -123,6 +102,49 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 	return nil
 }
 
+// writeTakeover makes the takeover write of st on tk.Live and returns the Deployment stored
+// and the annotation's value. A conflict caused only by the controller's status (or
+// metadata) writes is retried on the fresh Deployment within kube's retry policy
+// (kube.RetryOnConflict); a spec edit, or another drive's hold, stops with a StoppedError
+// and nothing written.
+func (d *Driver) writeTakeover(ctx context.Context, tk *Takeover, st *State) (*appsv1.Deployment, string, error) {
+	live := tk.Live
+	var out *appsv1.Deployment
+	var val string
+	var final error // an error returned as it is, not as a failed write
+	err := kube.RetryOnConflict(func() error {
+		st.PendingReplicas = ptr.Deref(live.Spec.Replicas, 1) != st.Replicas
+		st.Generation = live.Generation + 1
+		var err error
+		if val, err = st.Encode(); err != nil {
+			final = err
+			return kube.Stop(err)
+		}
+		out, err = kube.UpdateDeployment(ctx, d.client, takeoverObject(tk.Desired, live, val), kube.Default())
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+		fresh, gerr := d.client.AppsV1().Deployments(live.Namespace).Get(ctx, live.Name, metav1.GetOptions{})
+		if gerr != nil {
+			return kube.Stop(gerr)
+		}
+		if fresh.Generation != live.Generation || IsHeld(fresh) {
+			final = &StoppedError{Msg: fmt.Sprintf("%s changed while drive was preparing (generation %d -> %d%s): nothing was written; run drive again to plan from the new state",
+				d.ref(), live.Generation, fresh.Generation, heldNote(fresh))}
+			return kube.Stop(final)
+		}
+		live = fresh // only status or metadata changed: retry on the fresh object
+		return err
+	})
+	switch {
+	case final != nil:
+		return nil, "", final
+	case err != nil:
+		return nil, "", fmt.Errorf("take over %s: %w", d.ref(), err)
+	}
+	return out, val, nil
+}
+
 // takeoverObject is the takeover write: desired, guarded by live's resourceVersion, paused,
 // with strategy Recreate (rollingUpdate null), live's spec.replicas and the drive state.
 func takeoverObject(desired, live *appsv1.Deployment, state string) *appsv1.Deployment {
@@ -148,7 +170,7 @@ func DryRunTakeover(ctx context.Context, client kubernetes.Interface, tk *Takeov
 		return err
 	}
 	upd := takeoverObject(tk.Desired, tk.Live, val)
-	if _, err := client.AppsV1().Deployments(upd.Namespace).Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
+	if _, err := kube.UpdateDeployment(ctx, client, upd, kube.Options{FieldManager: kube.FieldManager, DryRun: true}); err != nil {
 		return fmt.Errorf("server-side dry run of the takeover of deployment %s/%s: %w", upd.Namespace, upd.Name, err)
 	}
 	return nil

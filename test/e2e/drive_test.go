@@ -26,6 +26,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
@@ -131,8 +132,8 @@ func (s *driveSetup) assertHandedBack(t *testing.T, revision int, image string, 
 		if _, ok := rs.Annotations[drive.Annotation]; ok {
 			t.Errorf("ReplicaSet %s still carries a copy of %s", rs.Name, drive.Annotation)
 		}
-		if m := driveReplicasManager(rs); m != drive.FieldManager {
-			t.Errorf("ReplicaSet %s: spec.replicas last set by %q, want %s", rs.Name, m, drive.FieldManager)
+		if m := driveReplicasManager(rs); m != kube.FieldManager {
+			t.Errorf("ReplicaSet %s: spec.replicas last set by %q, want %s", rs.Name, m, kube.FieldManager)
 		}
 		img := rs.Spec.Template.Spec.Containers[0].Image
 		want := int32(0)
@@ -164,7 +165,7 @@ func driveReplicasManager(rs appsv1.ReplicaSet) string {
 // driveEvents returns the reasons of the kubectl-rollplan Events on deployment web.
 func (s *driveSetup) driveEvents(t testing.TB) []string {
 	t.Helper()
-	sel := fields.AndSelectors(fields.OneTermEqualSelector("involvedObject.name", "web"), fields.OneTermEqualSelector("source", drive.FieldManager))
+	sel := fields.AndSelectors(fields.OneTermEqualSelector("involvedObject.name", "web"), fields.OneTermEqualSelector("source", kube.FieldManager))
 	list, err := s.c.Client.CoreV1().Events(s.ns).List(t.Context(), metav1.ListOptions{FieldSelector: sel.String()})
 	if err != nil {
 		t.Fatal(err)
