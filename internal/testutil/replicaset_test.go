@@ -15,7 +15,7 @@ import (
 )
 
 // The pod-template-hash labels a v1.36.3 cluster gave the ReplicaSets of
-// `kubectl create deployment web --image=nginx:X --replicas=10` (pkg/cluster/samples/web.yaml).
+// `kubectl create deployment web --image=nginx:X --replicas=10` (pkg/cluster/testdata/web.yaml).
 var realHashes = map[string]string{
 	"nginx:1.18": "85987f9d96",
 	"nginx:1.19": "7cff7755c7",

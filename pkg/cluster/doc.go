@@ -1,8 +1,7 @@
 // Package cluster reads the state rollplan plans from: a Deployment and the ReplicaSets its
 // controller would work with, either from a live cluster (LoadLive) or from a file of
-// `kubectl get deploy,rs -o yaml|json` output (LoadFile, LoadReader). It also bundles a
-// sample state for offline demos (Sample). The command-line argument that names the
-// Deployment is parsed by pkg/target.
+// `kubectl get deploy,rs -o yaml|json` output (LoadFile, LoadReader). The command-line
+// argument that names the Deployment is parsed by pkg/target.
 //
 // What is modelled: the ReplicaSet selection of the v1.36.3 Deployment controller
 // (getReplicaSetsForDeployment, pkg/controller/deployment/deployment_controller.go, with

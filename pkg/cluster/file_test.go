@@ -29,7 +29,7 @@ func toYAML(t *testing.T, objs ...any) string {
 
 func sampleJSON(t *testing.T) string {
 	t.Helper()
-	js, err := yaml.YAMLToJSON(SampleYAML())
+	js, err := yaml.YAMLToJSON(sampleYAML(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestLoadReaderYAMLErrorLine(t *testing.T) {
 func TestLoadFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.yaml")
-	if err := os.WriteFile(path, SampleYAML(), 0o600); err != nil {
+	if err := os.WriteFile(path, sampleYAML(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s, err := LoadFile(path, "default", "web")

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"bytes"
+	"os"
 	"strconv"
 	"testing"
 
@@ -11,13 +13,40 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
-func TestSample(t *testing.T) {
-	s, err := Sample()
+// The sample state testdata/web.yaml: `kubectl get deploy,rs -o yaml` of a Deployment web in
+// namespace default, 10 replicas of nginx:1.20, RollingUpdate 25%/25%, with ReplicaSets of
+// revisions 1 (nginx:1.18), 2 (nginx:1.19, the `rollout undo` target) and 3 (nginx:1.20,
+// current), recorded on a v1.36.3 cluster.
+const (
+	samplePath   = "testdata/web.yaml"
+	sampleName   = "web"
+	sampleSource = "sample:web.yaml"
+)
+
+// sampleYAML returns the sample state file.
+func sampleYAML(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(samplePath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// sample returns the State of the sample state file, read as LoadReader reads it.
+func sample(t testing.TB) *State {
+	t.Helper()
+	s, err := LoadReader(bytes.NewReader(sampleYAML(t)), sampleSource, "", sampleName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSample(t *testing.T) {
+	s := sample(t)
 	d := s.Deployment
-	if d.Namespace != "default" || d.Name != SampleName || *d.Spec.Replicas != 10 || s.Source != SampleSource {
+	if d.Namespace != "default" || d.Name != sampleName || *d.Spec.Replicas != 10 || s.Source != sampleSource {
 		t.Errorf("sample Deployment %s/%s replicas %d source %q", d.Namespace, d.Name, *d.Spec.Replicas, s.Source)
 	}
 	type rsInfo struct {
@@ -47,10 +76,7 @@ func TestSample(t *testing.T) {
 // The sample's hash labels are the cluster's: recomputing them from the templates checks the
 // recording and the hash function together.
 func TestSampleHashes(t *testing.T) {
-	s, err := Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := sample(t)
 	for _, rs := range s.ReplicaSets {
 		tmpl := rs.Spec.Template.DeepCopy()
 		delete(tmpl.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
@@ -60,8 +86,5 @@ func TestSampleHashes(t *testing.T) {
 	}
 	if got := planner.ComputeHash(&s.Deployment.Spec.Template, nil); "web-"+got != s.ReplicaSets[2].Name {
 		t.Errorf("the Deployment's template hashes to %s, want the newest ReplicaSet %s", got, s.ReplicaSets[2].Name)
-	}
-	if a, b := SampleYAML(), SampleYAML(); &a[0] == &b[0] {
-		t.Errorf("SampleYAML returns shared bytes")
 	}
 }
