@@ -5,7 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,16 +35,6 @@ var deploymentKind = schema.GroupKind{Group: appsv1.GroupName, Kind: "Deployment
 // minReadySeconds. The rest of pod template validation is left to the server.
 func Validate(d *appsv1.Deployment) error {
 	return invalid(d.Name, validateSpec(&ApplyDefaults(d).Spec, field.NewPath("spec")))
-}
-
-// ValidateUpdate is Validate plus the checks of an update from old to d: spec.selector is
-// immutable in apps/v1 (ValidateDeploymentUpdate, v1.36.3).
-func ValidateUpdate(d, old *appsv1.Deployment) error {
-	errs := validateSpec(&ApplyDefaults(d).Spec, field.NewPath("spec"))
-	if !apiequality.Semantic.DeepEqual(d.Spec.Selector, old.Spec.Selector) {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), d.Spec.Selector, "field is immutable"))
-	}
-	return invalid(d.Name, errs)
 }
 
 func invalid(name string, errs field.ErrorList) error {

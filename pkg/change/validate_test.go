@@ -89,15 +89,3 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
-
-func TestValidateUpdate(t *testing.T) {
-	old := testutil.Deployment("web").Build()
-	if err := change.ValidateUpdate(testutil.Deployment("web").Image("nginx:1.19").Build(), old); err != nil {
-		t.Errorf("image change: %v", err)
-	}
-	moved := testutil.Deployment("web").Label("x", "y").Build()
-	want := `Deployment.apps "web" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"web","x":"y"}}: field is immutable`
-	if err := change.ValidateUpdate(moved, old); err == nil || err.Error() != want {
-		t.Errorf("selector change: error %v, want %q", err, want)
-	}
-}

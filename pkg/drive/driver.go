@@ -172,9 +172,6 @@ func New(opts Options) *Driver {
 	return d
 }
 
-// Identity is the name this driver holds leases with.
-func (d *Driver) Identity() string { return d.identity }
-
 // DefaultIdentity returns "user@host pid N/xxxx" with 4 random hex digits.
 func DefaultIdentity() string {
 	name := "unknown"

@@ -345,7 +345,7 @@ func TestValidateMatchesServer(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			bad := d.DeepCopy()
 			mutate(bad)
-			ours := change.ValidateUpdate(bad, d)
+			ours := change.Validate(bad)
 			_, server := kube.DryRunUpdate(t.Context(), c.Client, bad)
 			if ours == nil || server == nil || !apierrors.IsInvalid(server) || !strings.HasSuffix(server.Error(), ours.Error()) {
 				t.Errorf("server: %v\nours:   %v", server, ours)
