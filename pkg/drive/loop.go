@@ -18,29 +18,20 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		if err := d.check(ctx, snap); err != nil {
 			return nil, err
 		}
-		hs := d.held.state()
-		b := hs.Bounds()
-		start := snap.Start()
-		rest, err := PlanSteps(b, start)
+		pos, err := d.locate(ctx, snap)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", d.ref(), err)
+			return nil, err
 		}
-		if len(rest) == 0 {
+		if len(pos.rest) == 0 {
 			res, err := d.finish(ctx)
 			if errors.Is(err, errReplan) {
 				continue
 			}
 			return res, err
 		}
-		step := rest[0]
-		done := max(hs.Step, hs.Steps-len(rest))
-		if done+len(rest) != hs.Steps || done != hs.Step {
-			if err := d.writeState(ctx, func(s *State) { s.Step, s.Steps = done, done+len(rest) }); err != nil {
-				return nil, err
-			}
-		}
-		number, of := done+1, done+len(rest)
-		if reason := d.holdReason(done); reason != "" {
+		step := pos.rest[0]
+		number, of := pos.done+1, pos.done+len(pos.rest)
+		if reason := d.holdReason(pos.done); reason != "" {
 			return d.hold(ctx, reason)
 		}
 		if needBake && d.opts.Interval > 0 {
@@ -53,21 +44,11 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		}
 		needBake = false
 		if d.opts.Confirm != nil && !d.confirmed {
-			ans, err := d.opts.Confirm(ctx, StepInfo{Number: number, Of: of, Step: step, Bounds: b, Phase: hs.Phase})
-			if err != nil {
-				return nil, err
+			res, again, err := d.ask(ctx, StepInfo{Number: number, Of: of, Step: step, Bounds: pos.bounds, Phase: pos.phase})
+			if res != nil || err != nil {
+				return res, err
 			}
-			switch ans {
-			case AnswerHold:
-				return d.hold(ctx, fmt.Sprintf("held at the prompt before step %d/%d", number, of))
-			case AnswerAbort:
-				if hs.Phase == PhaseAbort {
-					return d.hold(ctx, "abort asked during an abort: held")
-				}
-				if err := d.startAbort(ctx); err != nil {
-					return nil, err
-				}
-				d.confirmed = true // the abort answer confirms the first step back
+			if again {
 				continue
 			}
 		}
@@ -78,14 +59,7 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		case errors.Is(err, errReplan):
 			continue
 		case errors.As(err, &to):
-			d.out.linef("step %d/%d: %v", number, of, to)
-			if len(to.pods) > 0 {
-				d.out.linef("pods not available:")
-			}
-			for _, p := range to.pods {
-				d.out.linef("  %s", p)
-			}
-			return d.hold(ctx, fmt.Sprintf("step %d/%d timed out: %v", number, of, to))
+			return d.timedOut(ctx, to, number, of)
 		case err != nil:
 			return nil, err
 		}
@@ -95,6 +69,77 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		}
 		needBake = true
 	}
+}
+
+// position is where the drive stands after a read: its bounds and phase, the steps left,
+// and how many are done.
+type position struct {
+	bounds Bounds
+	phase  Phase
+	rest   []Step
+	done   int
+}
+
+// locate plans the rest of the drive from snap and, when steps remain, records the step
+// count in the drive state if it changed (a re-plan).
+func (d *Driver) locate(ctx context.Context, snap *Snapshot) (position, error) {
+	hs := d.held.state()
+	pos := position{bounds: hs.Bounds(), phase: hs.Phase}
+	rest, err := PlanSteps(pos.bounds, snap.Start())
+	if err != nil {
+		return position{}, fmt.Errorf("%s: %w", d.ref(), err)
+	}
+	pos.rest = rest
+	if len(rest) == 0 {
+		return pos, nil
+	}
+	done := max(hs.Step, hs.Steps-len(rest))
+	if done+len(rest) != hs.Steps || done != hs.Step {
+		if err := d.writeState(ctx, func(s *State) { s.Step, s.Steps = done, done+len(rest) }); err != nil {
+			return position{}, err
+		}
+	}
+	pos.done = done
+	return pos, nil
+}
+
+// ask asks before the step of info. It returns the run's result when the answer ends it
+// (a hold), again when the loop must read again (an abort started), or neither to make
+// the step.
+func (d *Driver) ask(ctx context.Context, info StepInfo) (res *Result, again bool, err error) {
+	ans, err := d.opts.Confirm(ctx, info)
+	if err != nil {
+		return nil, false, err
+	}
+	switch ans {
+	case AnswerHold:
+		res, err := d.hold(ctx, fmt.Sprintf("held at the prompt before step %d/%d", info.Number, info.Of))
+		return res, false, err
+	case AnswerAbort:
+		if info.Phase == PhaseAbort {
+			res, err := d.hold(ctx, "abort asked during an abort: held")
+			return res, false, err
+		}
+		if err := d.startAbort(ctx); err != nil {
+			return nil, false, err
+		}
+		d.confirmed = true // the abort answer confirms the first step back
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+// timedOut reports a step whose pods did not become available in time, with the pods
+// that are not, and holds.
+func (d *Driver) timedOut(ctx context.Context, to *stepTimeout, number, of int) (*Result, error) {
+	d.out.linef("step %d/%d: %v", number, of, to)
+	if len(to.pods) > 0 {
+		d.out.linef("pods not available:")
+	}
+	for _, p := range to.pods {
+		d.out.linef("  %s", p)
+	}
+	return d.hold(ctx, fmt.Sprintf("step %d/%d timed out: %v", number, of, to))
 }
 
 // holdReason says why the run stops before the step after done, "" to go on.

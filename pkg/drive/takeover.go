@@ -77,76 +77,113 @@ func PlanTakeover(st *cluster.State, desired *appsv1.Deployment, adopt bool) (*T
 	if err := refuseForeign(ref, live); err != nil {
 		return nil, err
 	}
-	t := &Takeover{Live: live, Desired: desired, ReplicaSets: st.ReplicaSets}
+	desired, inFlight, err := takeoverDesired(ref, st, desired, adopt)
+	if err != nil {
+		return nil, err
+	}
+	t := &Takeover{Live: live, Desired: desired, ReplicaSets: st.ReplicaSets, Adopted: inFlight}
+	if t.Bounds, err = desiredBounds(ref, desired); err != nil {
+		return nil, err
+	}
+	if err := t.chooseTarget(ref, st); err != nil {
+		return nil, err
+	}
+	t.Previous = previousReplicaSet(live, st.ReplicaSets, t.NewName, inFlight)
+	t.Start = takeoverStart(t, st.ReplicaSets)
+	if t.Steps, err = PlanSteps(t.Bounds, t.Start); err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	t.Warnings = takeoverWarnings(st, desired, t.Previous)
+	return t, nil
+}
+
+// takeoverDesired returns the Deployment to roll out (desired, or live itself to adopt the
+// rollout in flight) and whether a rollout is in flight. Errors: nothing to drive, a rollout
+// in flight without adopt, another controller's annotations on desired, a change that keeps
+// the template (NothingToDoError).
+func takeoverDesired(ref string, st *cluster.State, desired *appsv1.Deployment, adopt bool) (*appsv1.Deployment, bool, error) {
+	live := st.Deployment
 	inFlight, why := inFlight(live, findNewReplicaSet(live, st.ReplicaSets), st.ReplicaSets)
 	switch {
 	case desired == nil && !inFlight:
-		return nil, fmt.Errorf("%s: nothing to drive: give a change (--image, -f, --replicas, --to-revision, --restart)", ref)
+		return nil, false, fmt.Errorf("%s: nothing to drive: give a change (--image, -f, --replicas, --to-revision, --restart)", ref)
 	case inFlight && !adopt:
-		return nil, fmt.Errorf("%s has a rollout in flight that drive did not start (%s): wait for it (kubectl rollout status), or pass --adopt to drive it from where it stands", ref, why)
+		return nil, false, fmt.Errorf("%s has a rollout in flight that drive did not start (%s): wait for it (kubectl rollout status), or pass --adopt to drive it from where it stands", ref, why)
 	case desired == nil:
 		desired = live.DeepCopy()
 	}
-	t.Desired, t.Adopted = desired, inFlight
 	if err := refuseForeign(ref, desired); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !inFlight && deployutil.EqualIgnoreHash(&desired.Spec.Template, &live.Spec.Template) {
 		rev := int64(0)
 		if rs := findNewReplicaSet(live, st.ReplicaSets); rs != nil {
 			rev = revisionOf(rs)
 		}
-		return nil, &NothingToDoError{Msg: fmt.Sprintf("%s runs this pod template already (revision %d): nothing to roll out (for --replicas alone use kubectl scale)", ref, rev)}
+		return nil, false, &NothingToDoError{Msg: fmt.Sprintf("%s runs this pod template already (revision %d): nothing to roll out (for --replicas alone use kubectl scale)", ref, rev)}
 	}
+	return desired, inFlight, nil
+}
+
+// desiredBounds refuses what drive cannot walk (revisionHistoryLimit 0, a strategy other
+// than RollingUpdate, 0 replicas) and returns desired's bounds.
+func desiredBounds(ref string, desired *appsv1.Deployment) (Bounds, error) {
 	if l := desired.Spec.RevisionHistoryLimit; l != nil && *l == 0 {
-		return nil, fmt.Errorf("%s has revisionHistoryLimit 0: while drive holds it paused, the controller deletes every old ReplicaSet at 0 replicas, and abort could not walk back; set spec.revisionHistoryLimit to 1 or more first", ref)
+		return Bounds{}, fmt.Errorf("%s has revisionHistoryLimit 0: while drive holds it paused, the controller deletes every old ReplicaSet at 0 replicas, and abort could not walk back; set spec.revisionHistoryLimit to 1 or more first", ref)
 	}
 	if desired.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
-		return nil, fmt.Errorf("%s has strategy %s: drive walks RollingUpdate Deployments within maxSurge and maxUnavailable; Recreate replaces every pod at once, there is nothing to step through", ref, desired.Spec.Strategy.Type)
+		return Bounds{}, fmt.Errorf("%s has strategy %s: drive walks RollingUpdate Deployments within maxSurge and maxUnavailable; Recreate replaces every pod at once, there is nothing to step through", ref, desired.Spec.Strategy.Type)
 	}
 	r := ptr.Deref(desired.Spec.Replicas, 1)
 	if r < 1 {
-		return nil, fmt.Errorf("%s has 0 replicas: there are no pods to roll; apply the change directly", ref)
+		return Bounds{}, fmt.Errorf("%s has 0 replicas: there are no pods to roll; apply the change directly", ref)
 	}
 	b, err := ResolveBounds(r, desired.Spec.Strategy)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
+		return Bounds{}, fmt.Errorf("%s: %w", ref, err)
 	}
-	t.Bounds = b
+	return b, nil
+}
 
-	t.Reuse = findNewReplicaSet(desired, st.ReplicaSets)
+// chooseTarget sets the new ReplicaSet of t: an existing one with the desired template
+// (Reuse), or the name drive creates it under (refused on a hash collision), and its
+// revision.
+func (t *Takeover) chooseTarget(ref string, st *cluster.State) error {
+	t.Reuse = findNewReplicaSet(t.Desired, st.ReplicaSets)
 	if t.Reuse != nil {
 		t.NewName = t.Reuse.Name
 		t.TargetHash = t.Reuse.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
 		t.Revision = max(revisionOf(t.Reuse), maxRevision(st.ReplicaSets, t.Reuse.Name)+1)
-	} else {
-		t.TargetHash = planner.ComputeHash(&desired.Spec.Template, live.Status.CollisionCount)
-		t.NewName = planner.ReplicaSetName(live.Name, t.TargetHash)
-		for _, rs := range append(slices.Clone(st.ReplicaSets), st.Foreign...) {
-			if rs.Name == t.NewName {
-				return nil, fmt.Errorf("%s: the new ReplicaSet's name %s is taken by a ReplicaSet with another template (a hash collision): let the controller roll this change out (it bumps status.collisionCount)", ref, t.NewName)
-			}
+		return nil
+	}
+	t.TargetHash = planner.ComputeHash(&t.Desired.Spec.Template, t.Live.Status.CollisionCount)
+	t.NewName = planner.ReplicaSetName(t.Live.Name, t.TargetHash)
+	for _, rs := range append(slices.Clone(st.ReplicaSets), st.Foreign...) {
+		if rs.Name == t.NewName {
+			return fmt.Errorf("%s: the new ReplicaSet's name %s is taken by a ReplicaSet with another template (a hash collision): let the controller roll this change out (it bumps status.collisionCount)", ref, t.NewName)
 		}
-		t.Revision = maxRevision(st.ReplicaSets, "") + 1
 	}
-	t.Previous = previousReplicaSet(live, st.ReplicaSets, t.NewName, inFlight)
-	t.Start = takeoverStart(t, st.ReplicaSets)
-	if t.Steps, err = PlanSteps(b, t.Start); err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
+	t.Revision = maxRevision(st.ReplicaSets, "") + 1
+	return nil
+}
+
+// takeoverWarnings lists what the user should know before a takeover: orphans, foreign
+// ReplicaSets, a paused Deployment, no ReplicaSet to walk back to.
+func takeoverWarnings(st *cluster.State, desired *appsv1.Deployment, previous *appsv1.ReplicaSet) []string {
+	var w []string
 	for _, rs := range st.Orphans {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("ReplicaSet %s has no owner: the controller adopts it, and drive counts it as an old ReplicaSet", rs.Name))
+		w = append(w, fmt.Sprintf("ReplicaSet %s has no owner: the controller adopts it, and drive counts it as an old ReplicaSet", rs.Name))
 	}
 	for _, rs := range st.Foreign {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("ReplicaSet %s matches the selector but is controlled by another object: its pods are not counted", rs.Name))
+		w = append(w, fmt.Sprintf("ReplicaSet %s matches the selector but is controlled by another object: its pods are not counted", rs.Name))
 	}
 	if desired.Spec.Paused {
-		t.Warnings = append(t.Warnings, "the Deployment is paused: drive rolls the change out anyway and hands it back paused")
+		w = append(w, "the Deployment is paused: drive rolls the change out anyway and hands it back paused")
 	}
-	if t.Previous == nil {
-		t.Warnings = append(t.Warnings, "the live template has no ReplicaSet: abort will have nothing to walk back to")
+	if previous == nil {
+		w = append(w, "the live template has no ReplicaSet: abort will have nothing to walk back to")
 	}
-	return t, nil
+	return w
 }
 
 // previousReplicaSet is what abort walks back to: the ReplicaSet of the live template, or,

@@ -22,15 +22,52 @@ import (
 // original strategy and paused value. spec.replicas keeps its live value until the new
 // ReplicaSet exists (a lone active ReplicaSet would be scaled by the paused controller).
 // A conflict caused only by the controller's status writes is retried; one caused by a
-// spec or annotation edit stops the drive.
+// spec or annotation edit stops the drive. Then it waits for the controller to observe the
+// takeover, takes the ReplicaSets as the baseline, and follows a template admission changed.
 func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
+	st := d.takeoverState(tk)
+	out, val, err := d.writeTakeover(ctx, tk, st)
+	if err != nil {
+		return err
+	}
+	d.held.set(st, val, out)
+	dep := d.deployment()
+	d.out.linef("took over %s: paused, strategy Recreate (original %s kept in annotation %s); new ReplicaSet %s, revision %d",
+		d.ref(), describeStrategy(st.OriginalStrategy), Annotation, st.NewReplicaSet, st.Revision)
+	d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonTakeover, "Took over the rollout to %s (revision %d): paused, strategy Recreate; original strategy %s kept in %s (plan %s, %s)",
+		st.NewReplicaSet, st.Revision, describeStrategy(st.OriginalStrategy), Annotation, st.PlanID, d.identity)
+	// A sync the controller began before it saw the takeover may still write: wait until it
+	// has observed it, then take the ReplicaSets as they are as the baseline.
+	if err := d.waitObserved(ctx, dep.Generation); err != nil {
+		return err
+	}
+	if err := d.takeBaseline(ctx, st.NewReplicaSet); err != nil {
+		return err
+	}
+	// The hash is the one of the template the API server stored: if admission changed the
+	// template, follow it.
+	if tk.Reuse == nil {
+		hash := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount)
+		if hash != st.TargetHash {
+			name := planner.ReplicaSetName(dep.Name, hash)
+			d.out.linef("the API server changed the template (admission): new ReplicaSet %s instead of %s", name, st.NewReplicaSet)
+			if err := d.writeState(ctx, func(s *State) { s.TargetHash, s.NewReplicaSet = hash, name }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// takeoverState is the drive state the takeover writes, holding a fresh lease.
+func (d *Driver) takeoverState(tk *Takeover) *State {
 	now := d.now().UTC()
 	exp := now.Add(d.lease)
 	prev := ""
 	if tk.Previous != nil {
 		prev = tk.Previous.Name
 	}
-	st := &State{
+	return &State{
 		Version:            StateVersion,
 		PlanID:             randomHex(6),
 		Phase:              PhaseForward,
@@ -51,21 +88,11 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 		UpdatedAt:          now,
 		Adopted:            tk.Adopted,
 	}
-	out, val, err := d.writeTakeover(ctx, tk, st)
-	if err != nil {
-		return err
-	}
-	d.held.set(st, val, out)
-	dep := d.deployment()
-	d.out.linef("took over %s: paused, strategy Recreate (original %s kept in annotation %s); new ReplicaSet %s, revision %d",
-		d.ref(), describeStrategy(st.OriginalStrategy), Annotation, st.NewReplicaSet, st.Revision)
-	d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonTakeover, "Took over the rollout to %s (revision %d): paused, strategy Recreate; original strategy %s kept in %s (plan %s, %s)",
-		st.NewReplicaSet, st.Revision, describeStrategy(st.OriginalStrategy), Annotation, st.PlanID, d.identity)
-	// A sync the controller began before it saw the takeover may still write: wait until it
-	// has observed it, then take the ReplicaSets as they are as the baseline.
-	if err := d.waitObserved(ctx, dep.Generation); err != nil {
-		return err
-	}
+}
+
+// takeBaseline reads the ReplicaSets after the takeover and takes their replicas as what
+// the driver last saw; it removes stale copies of the drive annotation from any but target.
+func (d *Driver) takeBaseline(ctx context.Context, target string) error {
 	snap, err := d.read(ctx)
 	if err != nil {
 		return err
@@ -80,24 +107,12 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 	// `kubectl rollout undo` to that revision: remove it.
 	var stale []*appsv1.ReplicaSet
 	for _, rs := range snap.ReplicaSets {
-		if v, ok := rs.Annotations[Annotation]; ok && v != d.held.annValue() && rs.Name != st.NewReplicaSet {
+		if v, ok := rs.Annotations[Annotation]; ok && v != d.held.annValue() && rs.Name != target {
 			stale = append(stale, rs)
 		}
 	}
 	if err := tidyReplicaSets(ctx, d.client, stale, "", nil); err != nil {
 		d.out.linef("warning: remove stale copies of %s: %v", Annotation, err)
-	}
-	// The hash is the one of the template the API server stored: if admission changed the
-	// template, follow it.
-	if tk.Reuse == nil {
-		hash := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount)
-		if hash != st.TargetHash {
-			name := planner.ReplicaSetName(dep.Name, hash)
-			d.out.linef("the API server changed the template (admission): new ReplicaSet %s instead of %s", name, st.NewReplicaSet)
-			if err := d.writeState(ctx, func(s *State) { s.TargetHash, s.NewReplicaSet = hash, name }); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
