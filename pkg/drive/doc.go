@@ -1,7 +1,10 @@
 // Package drive walks a live Deployment through its rollout from the client, with the
 // v1.36.3 Deployment controller still running, and hands it back complete.
 //
-// The protocol (see the shared controller notes, "Taking a rollout over client-side"):
+// Taking a rollout over client-side works because of what the controller does to a paused
+// Deployment (syncDeployment, pkg/controller/deployment, v1.36.3): while spec.paused is
+// true it does not roll out, it only scales (sync) and reports status, and with strategy
+// Recreate its scaling leaves two active ReplicaSets alone. The protocol:
 //
 //   - Takeover, one write guarded by resourceVersion: spec.paused true, strategy
 //     {type: Recreate, rollingUpdate: null}, the new template, and the drive's State as JSON
