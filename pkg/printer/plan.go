@@ -58,15 +58,8 @@ func strategyLine(p *planner.Plan) string {
 		return fmt.Sprintf("%s (every old pod goes before any new pod starts)", p.Strategy.Type)
 	}
 	return fmt.Sprintf("RollingUpdate, maxSurge %s (%s), maxUnavailable %s (%s): at most %d pods, at least %d available",
-		p.Strategy.MaxSurgeSpec, pods(p.Strategy.MaxSurge), p.Strategy.MaxUnavailableSpec, pods(p.Strategy.MaxUnavailable),
+		p.Strategy.MaxSurgeSpec, plural(int(p.Strategy.MaxSurge), "pod"), p.Strategy.MaxUnavailableSpec, plural(int(p.Strategy.MaxUnavailable), "pod"),
 		p.Replicas+p.Strategy.MaxSurge, p.Replicas-p.Strategy.MaxUnavailable)
-}
-
-func pods(n int32) string {
-	if n == 1 {
-		return "1 pod"
-	}
-	return fmt.Sprintf("%d pods", n)
 }
 
 func newRSNote(p *planner.Plan) string {
