@@ -6,7 +6,8 @@
 // State in, plan out: Simulate takes the desired Deployment and the ReplicaSets the
 // controller claims, plays the controller's syncs, and between syncs plays the ReplicaSet
 // controller under an explicit readiness assumption (batched, instant, never). It imports
-// only k8s.io/api, k8s.io/apimachinery and k8s.io/utils; no client, no clock, no I/O.
+// only k8s.io/api, k8s.io/apimachinery, k8s.io/utils and pkg/deployutil (the controller's
+// deployment-util rules, which imports only the first two); no client, no clock, no I/O.
 //
 // Modelled, function by function (each docstring names the upstream function it mirrors):
 //   - syncDeployment's order: paused -> sync(); scaling event -> sync(); Recreate or
