@@ -2,12 +2,14 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
@@ -77,7 +79,7 @@ func TestLoadLiveErrors(t *testing.T) {
 	forbid := func(verb, resource string) k8stesting.ReactionFunc {
 		return func(a k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: resource}, "",
-				errorsNew(`User "bob" cannot `+verb+` resource "`+resource+`" in API group "apps" in the namespace "default"`))
+				errors.New(`User "bob" cannot `+verb+` resource "`+resource+`" in API group "apps" in the namespace "default"`))
 		}
 	}
 	tests := []struct {
@@ -163,7 +165,7 @@ func TestLoadLiveErrors(t *testing.T) {
 func TestLoadLiveSetsTypeMeta(t *testing.T) {
 	d := testutil.Deployment("web").Build()
 	rs := testutil.ReplicaSetFor(d).Build()
-	d.TypeMeta, rs.TypeMeta = metav1TypeMeta(), metav1TypeMeta()
+	d.TypeMeta, rs.TypeMeta = metav1.TypeMeta{}, metav1.TypeMeta{}
 	client := fake.NewClientset(d, rs)
 	s, err := LoadLive(context.Background(), client, "default", "web")
 	if err != nil {

@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 )
@@ -144,7 +146,7 @@ func TestNewStateSelectorErrors(t *testing.T) {
 		"nil selector": testutil.Deployment("web").Selector(nil).Build(),
 	}
 	bad := testutil.Deployment("web").Build()
-	bad.Spec.Selector.MatchExpressions = append(bad.Spec.Selector.MatchExpressions, metav1LabelSelectorRequirement("tier", "Bogus"))
+	bad.Spec.Selector.MatchExpressions = append(bad.Spec.Selector.MatchExpressions, metav1.LabelSelectorRequirement{Key: "tier", Operator: "Bogus", Values: []string{"x"}})
 	tests["invalid operator"] = bad
 	for name, d := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -152,7 +154,7 @@ func TestNewStateSelectorErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if want := "deployment default/web has"; !contains(err.Error(), want) {
+			if want := "deployment default/web has"; !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not name the Deployment (%q)", err, want)
 			}
 		})
