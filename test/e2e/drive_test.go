@@ -257,6 +257,7 @@ func (s *driveSetup) start(t testing.TB, args ...string) *driver {
 	t.Cleanup(func() {
 		_ = d.cmd.Process.Kill()
 		<-d.done
+		framework.CheckRace(t, "drive "+strings.Join(args, " "), d.stderr.String())
 	})
 	return d
 }
@@ -755,6 +756,7 @@ func TestDrivePromptOnTerminal(t *testing.T) {
 		cmd.Env = s.c.Env()
 		cmd.Stdin = strings.NewReader(answers)
 		out, _ := cmd.CombinedOutput()
+		framework.CheckRace(t, cmdline, string(out))
 		return cmd.ProcessState.ExitCode(), strings.ReplaceAll(string(out), "\r", "")
 	}
 	code, out := run("c\nh\n", "drive", "deploy/web", "--image", "app=nginx:1.19")

@@ -50,16 +50,36 @@ func (c *Cluster) Kubectl(t testing.TB, args ...string) Result {
 	return c.run(t, c.KubectlPath(), args...)
 }
 
+// RaceExitCode is the exit code of a plugin built with -race (make build-race) that found
+// a data race: Env sets GORACE so that the first race reported ends the process with it.
+const RaceExitCode = 66
+
+// raceReport is what the race detector writes to stderr for each race it finds.
+const raceReport = "WARNING: DATA RACE"
+
 // Env is the environment commands run with: the test's environment, KUBECONFIG set to the
-// cluster's and BinDir first on PATH.
+// cluster's, BinDir first on PATH, and GORACE="halt_on_error=1 exitcode=66" unless GORACE
+// is set (for a plugin built with -race; ignored by any other binary).
 func (c *Cluster) Env() []string {
-	env := make([]string, 0, len(os.Environ())+2)
+	env := make([]string, 0, len(os.Environ())+3)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "PATH=") {
 			env = append(env, kv)
 		}
 	}
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		env = append(env, fmt.Sprintf("GORACE=halt_on_error=1 exitcode=%d", RaceExitCode))
+	}
 	return append(env, "KUBECONFIG="+c.Kubeconfig, "PATH="+c.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// CheckRace fails t when output (a command's stderr, or its combined output) holds a race
+// detector report: the plugin, built with -race by make e2e, found a data race.
+func CheckRace(t testing.TB, what, output string) {
+	t.Helper()
+	if i := strings.Index(output, raceReport); i >= 0 {
+		t.Errorf("%s reported a data race:\n%s", what, output[i:])
+	}
 }
 
 func (c *Cluster) run(t testing.TB, bin string, args ...string) Result {
@@ -68,6 +88,7 @@ func (c *Cluster) run(t testing.TB, bin string, args ...string) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	CheckRace(t, filepath.Base(bin)+" "+strings.Join(args, " "), res.Stderr)
 	return res
 }
 

@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,5 +82,29 @@ func TestRSWriteDescribe(t *testing.T) {
 	want := []string{"create new 0->3", "scale old 10->8", "delete web-1111 0"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Describe (-want +got):\n%s", diff)
+	}
+}
+
+// recordingTB records Errorf instead of failing the test.
+type recordingTB struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func TestCheckRace(t *testing.T) {
+	clean := &recordingTB{TB: t}
+	CheckRace(clean, "drive", "step 1/3 done\n")
+	if len(clean.errors) != 0 {
+		t.Errorf("clean stderr: %v", clean.errors)
+	}
+	raced := &recordingTB{TB: t}
+	CheckRace(raced, "drive deploy/web", "step 1/3 done\n==================\nWARNING: DATA RACE\nWrite at 0x00c0000c20f8 by goroutine 40:\n")
+	if len(raced.errors) != 1 || !strings.Contains(raced.errors[0], "drive deploy/web reported a data race:\nWARNING: DATA RACE\nWrite at") {
+		t.Errorf("a race report: %q, want one error quoting it", raced.errors)
 	}
 }
