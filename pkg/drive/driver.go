@@ -20,6 +20,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
 // Answer is the user's answer at a step prompt.
@@ -136,7 +137,7 @@ type Driver struct {
 	lease    time.Duration
 	ev       *kube.Recorder // records Events during Run (nil outside it)
 	out      *progress
-	view     *view
+	view     *watch.Cache // the Deployment and its ReplicaSets, watched (Run starts it)
 
 	// held is what the driver holds (state, annotation value, Deployment): shared with
 	// the lease renewal goroutine, read and replaced only through its methods.
@@ -318,7 +319,7 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var err error
-	if d.view, err = startView(ctx, d.client, p.Snapshot.Deployment, d.now); err != nil {
+	if d.view, err = watch.ForDeployment(ctx, d.client, p.Snapshot.Deployment, d.now); err != nil {
 		return nil, err
 	}
 	defer d.view.Close()

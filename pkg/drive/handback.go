@@ -18,6 +18,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
 // handBackOps is the one guarded write that hands a held Deployment back: the original
@@ -137,7 +138,7 @@ func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
 	}
 	var msg string
 	cond := func() (bool, error) {
-		dep := d.view.deployment()
+		dep := d.view.Deployment(d.opts.Name)
 		if dep == nil || dep.Generation < gen {
 			return false, nil
 		}
@@ -152,10 +153,10 @@ func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
 		}
 		return done, nil
 	}
-	err := d.view.wait(ctx, timeout, cond, func(w time.Duration) {
+	err := d.view.Wait(ctx, timeout, cond, func(w time.Duration) {
 		d.out.statusf("waiting for the controller: %s (%s)", trimNL(msg), w.Round(time.Second))
 	})
-	if errors.Is(err, errTimeout) {
+	if errors.Is(err, watch.ErrTimeout) {
 		return fmt.Errorf("%s was handed back but the controller did not report it complete within %s: %s", d.ref(), timeout, trimNL(msg))
 	}
 	if err != nil {
@@ -325,16 +326,16 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	if timeout <= 0 {
 		timeout = time.Minute
 	}
-	v, err := startView(ctx, client, got, now)
+	v, err := watch.ForDeployment(ctx, client, got, now)
 	if err != nil {
 		return res, err
 	}
 	defer v.Close()
-	err = v.wait(ctx, timeout, func() (bool, error) {
-		cur := v.deployment()
+	err = v.Wait(ctx, timeout, func() (bool, error) {
+		cur := v.Deployment(name)
 		return cur != nil && cur.Status.ObservedGeneration >= got.Generation, nil
 	}, nil)
-	if errors.Is(err, errTimeout) {
+	if errors.Is(err, watch.ErrTimeout) {
 		return res, fmt.Errorf("%s was handed back, but the controller has not observed it within %s", ref, timeout)
 	}
 	if err != nil {

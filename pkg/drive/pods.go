@@ -11,7 +11,7 @@ import (
 
 // unavailablePods lists the pods of ReplicaSet name that are not ready, with why.
 func (d *Driver) unavailablePods(ctx context.Context, name string) []string {
-	rs := d.view.replicaSet(name)
+	rs := d.view.ReplicaSet(name)
 	if rs == nil {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
 // takeover makes the one guarded write that takes the rollout over: spec.paused true,
@@ -195,11 +196,11 @@ func DryRunTakeover(ctx context.Context, client kubernetes.Interface, tk *Takeov
 // A cluster whose deployment controller does not run never does: after 15 s it goes on with
 // a warning.
 func (d *Driver) waitObserved(ctx context.Context, gen int64) error {
-	err := d.view.wait(ctx, 15*time.Second, func() (bool, error) {
-		dep := d.view.deployment()
+	err := d.view.Wait(ctx, 15*time.Second, func() (bool, error) {
+		dep := d.view.Deployment(d.opts.Name)
 		return dep != nil && dep.Status.ObservedGeneration >= gen, nil
 	}, nil)
-	if errors.Is(err, errTimeout) {
+	if errors.Is(err, watch.ErrTimeout) {
 		d.out.linef("warning: the deployment controller has not observed the takeover of %s after 15s (is it running?): going on", d.ref())
 		return nil
 	}

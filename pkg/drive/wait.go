@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
 // waitScaledDown waits (watch) until every ReplicaSet but target has no more pods than its
@@ -21,7 +23,7 @@ func (d *Driver) waitScaledDown(ctx context.Context, target string, number, of i
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for name := range d.lastWritten {
-			rs := d.view.replicaSet(name)
+			rs := d.view.ReplicaSet(name)
 			if name == target || rs == nil {
 				continue
 			}
@@ -35,8 +37,8 @@ func (d *Driver) waitScaledDown(ctx context.Context, target string, number, of i
 	tick := func(w time.Duration) {
 		d.out.statusf("step %d/%d: waiting for old pods to go: %s (%s)", number, of, waitingFor, w.Round(time.Second))
 	}
-	err := d.view.wait(ctx, d.progressTimeout(), cond, tick)
-	if errors.Is(err, errTimeout) {
+	err := d.view.Wait(ctx, d.progressTimeout(), cond, tick)
+	if errors.Is(err, watch.ErrTimeout) {
 		return &stepTimeout{msg: fmt.Sprintf("old pods are not going away: %s", waitingFor)}
 	}
 	return err
@@ -51,7 +53,7 @@ func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want
 		if err := d.interrupted(); err != nil {
 			return false, err
 		}
-		rs := d.view.replicaSet(name)
+		rs := d.view.ReplicaSet(name)
 		if rs == nil {
 			return false, nil
 		}
@@ -61,8 +63,8 @@ func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want
 	tick := func(waited time.Duration) {
 		d.out.statusf("step %d/%d: waiting for %s: %d/%d available (%s)", number, of, name, have, want, waited.Round(time.Second))
 	}
-	err := d.view.wait(ctx, timeout, cond, tick)
-	if errors.Is(err, errTimeout) {
+	err := d.view.Wait(ctx, timeout, cond, tick)
+	if errors.Is(err, watch.ErrTimeout) {
 		return &stepTimeout{rs: name, want: want, have: have, waited: d.now().Sub(began), pods: d.unavailablePods(ctx, name)}
 	}
 	return err
@@ -84,7 +86,7 @@ func (d *Driver) progressTimeout() time.Duration {
 // loop to read and re-plan: a spec edit, a replicas change, the hold lost, a ReplicaSet
 // scaled by someone else.
 func (d *Driver) interrupted() error {
-	dep := d.view.deployment()
+	dep := d.view.Deployment(d.opts.Name)
 	if dep == nil {
 		return errReplan
 	}
@@ -99,7 +101,7 @@ func (d *Driver) interrupted() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for name, want := range d.lastWritten {
-		rs := d.view.replicaSet(name)
+		rs := d.view.ReplicaSet(name)
 		if rs != nil && replicas(rs) != want && rs.Generation >= d.written[name] {
 			return errReplan
 		}

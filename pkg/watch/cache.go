@@ -1,0 +1,194 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Options say what a Cache watches in one namespace.
+type Options struct {
+	// Namespace to watch. Required.
+	Namespace string
+	// Name limits the Deployments to the one of that name (a field selector on
+	// metadata.name); "" watches every Deployment Selector matches.
+	Name string
+	// Selector selects the Deployments when Name is "" (nil: every Deployment).
+	Selector labels.Selector
+	// ReplicaSets selects the ReplicaSets (and pods) to watch (nil: every one in Namespace).
+	ReplicaSets labels.Selector
+	// Pods also watches the pods ReplicaSets selects.
+	Pods bool
+	// Now is the clock of Wait's time waited (nil: time.Now).
+	Now func() time.Time
+}
+
+// Cache holds shared informers and listers of Deployments, their ReplicaSets and (with
+// Options.Pods) their pods in one namespace: one list each, then a watch. Every change
+// wakes Wait. Use Start, then Close.
+type Cache struct {
+	namespace   string
+	now         func() time.Time
+	changed     chan struct{}
+	stop        context.CancelFunc
+	deployments cache.SharedIndexInformer
+	replicaSets cache.SharedIndexInformer
+	pods        cache.SharedIndexInformer // nil without Options.Pods
+	dLister     appslisters.DeploymentLister
+	rsLister    appslisters.ReplicaSetLister
+	podLister   corelisters.PodLister
+}
+
+// ForDeployment starts a Cache of Deployment d (by name) and the ReplicaSets its selector
+// matches. now is Wait's clock (nil: time.Now). Errors: an invalid spec.selector, and those
+// of Start.
+func ForDeployment(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment, now func() time.Time) (*Cache, error) {
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s/%s: spec.selector: %w", d.Namespace, d.Name, err)
+	}
+	return Start(ctx, client, Options{Namespace: d.Namespace, Name: d.Name, ReplicaSets: sel, Now: now})
+}
+
+// Start starts the informers opts ask for and waits until their first lists are in the
+// cache. The informers stop with Close or when ctx ends. Errors: ctx ends before the caches
+// synced (its cause), or an event handler could not be added.
+func Start(ctx context.Context, client kubernetes.Interface, opts Options) (*Cache, error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c := &Cache{namespace: opts.Namespace, now: now, changed: make(chan struct{}, 1), stop: cancel}
+	df := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(opts.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			if opts.Name != "" {
+				o.FieldSelector = fields.OneTermEqualSelector("metadata.name", opts.Name).String()
+			} else if opts.Selector != nil {
+				o.LabelSelector = opts.Selector.String()
+			}
+		}))
+	rf := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(opts.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			if opts.ReplicaSets != nil {
+				o.LabelSelector = opts.ReplicaSets.String()
+			}
+		}))
+	c.deployments, c.dLister = df.Apps().V1().Deployments().Informer(), df.Apps().V1().Deployments().Lister()
+	c.replicaSets, c.rsLister = rf.Apps().V1().ReplicaSets().Informer(), rf.Apps().V1().ReplicaSets().Lister()
+	synced := []cache.InformerSynced{c.deployments.HasSynced, c.replicaSets.HasSynced}
+	if opts.Pods {
+		c.pods, c.podLister = rf.Core().V1().Pods().Informer(), rf.Core().V1().Pods().Lister()
+		synced = append(synced, c.pods.HasSynced)
+	}
+	if _, err := c.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.poke() },
+		UpdateFunc: func(any, any) { c.poke() },
+		DeleteFunc: func(any) { c.poke() },
+	}); err != nil {
+		cancel()
+		return nil, err
+	}
+	df.Start(ctx.Done())
+	rf.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		cancel()
+		return nil, fmt.Errorf("watch deployments and replicasets in namespace %s: %w", opts.Namespace, context.Cause(ctx))
+	}
+	return c, nil
+}
+
+// AddEventHandler adds h to every informer of the cache (Deployments, ReplicaSets, pods):
+// for example a Queue's EventHandler. It returns the registrations, in that order.
+func (c *Cache) AddEventHandler(h cache.ResourceEventHandler) ([]cache.ResourceEventHandlerRegistration, error) {
+	var regs []cache.ResourceEventHandlerRegistration
+	for _, inf := range []cache.SharedIndexInformer{c.deployments, c.replicaSets, c.pods} {
+		if inf == nil {
+			continue
+		}
+		r, err := inf.AddEventHandler(h)
+		if err != nil {
+			return regs, err
+		}
+		regs = append(regs, r)
+	}
+	return regs, nil
+}
+
+func (c *Cache) poke() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the informers.
+func (c *Cache) Close() { c.stop() }
+
+// Deployments is the Deployment lister (cached objects: do not modify them).
+func (c *Cache) Deployments() appslisters.DeploymentNamespaceLister {
+	return c.dLister.Deployments(c.namespace)
+}
+
+// ReplicaSets is the ReplicaSet lister (cached objects: do not modify them).
+func (c *Cache) ReplicaSets() appslisters.ReplicaSetNamespaceLister {
+	return c.rsLister.ReplicaSets(c.namespace)
+}
+
+// Pods is the pod lister, nil without Options.Pods (cached objects: do not modify them).
+func (c *Cache) Pods() corelisters.PodNamespaceLister {
+	if c.podLister == nil {
+		return nil
+	}
+	return c.podLister.Pods(c.namespace)
+}
+
+// Deployment returns the cached Deployment called name, nil if absent (deleted, or not
+// watched).
+func (c *Cache) Deployment(name string) *appsv1.Deployment {
+	d, err := c.Deployments().Get(name)
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// ReplicaSet returns the cached ReplicaSet called name, nil if absent.
+func (c *Cache) ReplicaSet(name string) *appsv1.ReplicaSet {
+	rs, err := c.ReplicaSets().Get(name)
+	if err != nil {
+		return nil
+	}
+	return rs
+}
+
+// Pod returns the cached pod called name, nil if absent or pods are not watched.
+func (c *Cache) Pod(name string) *corev1.Pod {
+	l := c.Pods()
+	if l == nil {
+		return nil
+	}
+	p, err := l.Get(name)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// Wait evaluates cond now and on every change of a watched object (and about once a
+// second, calling tick with the time waited when tick is not nil) until cond returns done
+// or an error, ctx ends (its cause), or timeout passes (ErrTimeout).
+func (c *Cache) Wait(ctx context.Context, timeout time.Duration, cond Cond, tick Tick) error {
+	return waitOn(ctx, c.changed, timeout, cond, tick, c.now)
+}

@@ -1,0 +1,89 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func deployment(name string) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": name}, Generation: 1},
+		Spec:       appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}},
+	}
+}
+
+func replicaSet(name, app string) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": app}}}
+}
+
+func TestForDeploymentWaitsForAnUpdate(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	web := deployment("web")
+	cs := fake.NewClientset(web, replicaSet("web-1", "web"), replicaSet("api-1", "api"))
+	c, err := ForDeployment(ctx, cs, web, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Deployment("web") == nil || c.ReplicaSet("web-1") == nil {
+		t.Fatal("the Deployment or its ReplicaSet is not in the cache after Start")
+	}
+	if c.ReplicaSet("api-1") != nil {
+		t.Error("a ReplicaSet the selector does not match is in the cache")
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		upd := web.DeepCopy()
+		upd.Status.ObservedGeneration = 1
+		_, _ = cs.AppsV1().Deployments("default").UpdateStatus(context.Background(), upd, metav1.UpdateOptions{})
+	}()
+	err = c.Wait(ctx, 5*time.Second, func() (bool, error) {
+		d := c.Deployment("web")
+		return d != nil && d.Status.ObservedGeneration == 1, nil
+	}, nil)
+	if err != nil {
+		t.Fatalf("wait for observedGeneration 1: %v", err)
+	}
+	err = c.Wait(ctx, 50*time.Millisecond, func() (bool, error) { return c.ReplicaSet("web-2") != nil, nil }, nil)
+	if !errors.Is(err, ErrTimeout) {
+		t.Errorf("wait for a ReplicaSet nobody creates: %v, want ErrTimeout", err)
+	}
+}
+
+func TestStartBySelectorWatchesManyDeployments(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	api := deployment("api")
+	api.Labels["tier"] = "backend"
+	web := deployment("web")
+	cs := fake.NewClientset(api, web)
+	c, err := Start(ctx, cs, Options{Namespace: "default", Selector: labels.SelectorFromSet(labels.Set{"tier": "backend"}), Pods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	all, err := c.Deployments().List(labels.Everything())
+	if err != nil || len(all) != 1 || all[0].Name != "api" {
+		t.Fatalf("listed %d Deployments (%v), want api alone", len(all), err)
+	}
+	if c.Pods() == nil {
+		t.Fatal("no pod lister with Pods")
+	}
+	q := NewQueue("test", nil, 0, nil)
+	defer q.ShutDown()
+	if _, err := c.AddEventHandler(q.EventHandler()); err != nil {
+		t.Fatal(err)
+	}
+	// The handler added late gets the cached objects as adds: api's key arrives.
+	if key, _ := q.queue.Get(); key != "default/api" {
+		t.Errorf("queued %q, want default/api", key)
+	}
+}
