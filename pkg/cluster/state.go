@@ -7,6 +7,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // State is a Deployment as read and the ReplicaSets its controller would work with.
@@ -138,21 +140,7 @@ func isDeploymentRef(d *appsv1.Deployment, ref *metav1.OwnerReference) bool {
 // sortReplicaSets orders rss by creation timestamp, then name, as
 // controller.ReplicaSetsByCreationTimestamp (pkg/controller/controller_utils.go, v1.36.3).
 func sortReplicaSets(rss []*appsv1.ReplicaSet) {
-	slices.SortStableFunc(rss, func(a, b *appsv1.ReplicaSet) int {
-		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			switch {
-			case a.Name < b.Name:
-				return -1
-			case a.Name > b.Name:
-				return 1
-			}
-			return 0
-		}
-		if a.CreationTimestamp.Before(&b.CreationTimestamp) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(rss, deployutil.ByCreationTimestamp)
 }
 
 // setTypeMeta fills apiVersion and kind, which typed clients leave empty, so printers and

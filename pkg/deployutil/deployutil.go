@@ -1,7 +1,9 @@
 package deployutil
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -102,4 +104,35 @@ func EqualIgnoreHash(template1, template2 *corev1.PodTemplateSpec) bool {
 	delete(t1Copy.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
 	delete(t2Copy.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
 	return apiequality.Semantic.DeepEqual(t1Copy, t2Copy)
+}
+
+// ByCreationTimestamp compares two ReplicaSets for slices.SortFunc: the older first, and for
+// equal creation timestamps the lower name first. It returns -1, 0 or +1.
+//
+// Mirrors ReplicaSetsByCreationTimestamp.Less, pkg/controller/controller_utils.go, v1.36.3.
+func ByCreationTimestamp(a, b *appsv1.ReplicaSet) int {
+	if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return strings.Compare(a.Name, b.Name)
+	}
+	if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+		return -1
+	}
+	return 1
+}
+
+// FindNewReplicaSet returns the ReplicaSet of rss whose pod template equals d's ignoring the
+// pod-template-hash label (EqualIgnoreHash), the oldest one (ByCreationTimestamp) when
+// several do, or nil. rss is not reordered.
+//
+// Mirrors FindNewReplicaSet, pkg/controller/deployment/util, v1.36.3 (which sorts rss in
+// place).
+func FindNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	sorted := slices.Clone(rss)
+	slices.SortFunc(sorted, ByCreationTimestamp)
+	for _, rs := range sorted {
+		if EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			return rs
+		}
+	}
+	return nil
 }

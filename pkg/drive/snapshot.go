@@ -82,19 +82,6 @@ func replicas(rs *appsv1.ReplicaSet) int32 {
 	return *rs.Spec.Replicas
 }
 
-// findNewReplicaSet returns the oldest ReplicaSet whose template equals template ignoring
-// the pod-template-hash label. rss must be sorted oldest first.
-//
-// Mirrors deploymentutil.FindNewReplicaSet, pkg/controller/deployment/util, v1.36.3.
-func findNewReplicaSet(template *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
-	for _, rs := range rss {
-		if deployutil.EqualIgnoreHash(&rs.Spec.Template, &template.Spec.Template) {
-			return rs
-		}
-	}
-	return nil
-}
-
 // revisionOf is a ReplicaSet's revision (deployutil.Revision): 0 when the annotation is
 // absent or does not parse.
 func revisionOf(rs *appsv1.ReplicaSet) int64 {

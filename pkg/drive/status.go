@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
 
 // Status builds the status object of snap at now (kind DriveStatus, what `drive status`
@@ -27,7 +28,7 @@ func Status(snap *Snapshot, now time.Time) *v1alpha1.DriveStatus {
 		r.Edits = specEdits(d, snap, s)
 	}
 	newName := ""
-	if rs := findNewReplicaSet(d, snap.ReplicaSets); rs != nil {
+	if rs := deployutil.FindNewReplicaSet(d, snap.ReplicaSets); rs != nil {
 		newName = rs.Name
 	}
 	for _, rs := range snap.ReplicaSets {

@@ -103,7 +103,7 @@ func PlanTakeover(st *cluster.State, desired *appsv1.Deployment, adopt bool) (*T
 // the template (NothingToDoError).
 func takeoverDesired(ref string, st *cluster.State, desired *appsv1.Deployment, adopt bool) (*appsv1.Deployment, bool, error) {
 	live := st.Deployment
-	inFlight, why := inFlight(live, findNewReplicaSet(live, st.ReplicaSets), st.ReplicaSets)
+	inFlight, why := inFlight(live, deployutil.FindNewReplicaSet(live, st.ReplicaSets), st.ReplicaSets)
 	switch {
 	case desired == nil && !inFlight:
 		return nil, false, fmt.Errorf("%s: nothing to drive: give a change (--image, -f, --replicas, --to-revision, --restart)", ref)
@@ -117,7 +117,7 @@ func takeoverDesired(ref string, st *cluster.State, desired *appsv1.Deployment, 
 	}
 	if !inFlight && deployutil.EqualIgnoreHash(&desired.Spec.Template, &live.Spec.Template) {
 		rev := int64(0)
-		if rs := findNewReplicaSet(live, st.ReplicaSets); rs != nil {
+		if rs := deployutil.FindNewReplicaSet(live, st.ReplicaSets); rs != nil {
 			rev = revisionOf(rs)
 		}
 		return nil, false, &NothingToDoError{Msg: fmt.Sprintf("%s runs this pod template already (revision %d): nothing to roll out (for --replicas alone use kubectl scale)", ref, rev)}
@@ -149,7 +149,7 @@ func desiredBounds(ref string, desired *appsv1.Deployment) (Bounds, error) {
 // (Reuse), or the name drive creates it under (refused on a hash collision), and its
 // revision.
 func (t *Takeover) chooseTarget(ref string, st *cluster.State) error {
-	t.Reuse = findNewReplicaSet(t.Desired, st.ReplicaSets)
+	t.Reuse = deployutil.FindNewReplicaSet(t.Desired, st.ReplicaSets)
 	if t.Reuse != nil {
 		t.NewName = t.Reuse.Name
 		t.TargetHash = t.Reuse.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
@@ -191,7 +191,7 @@ func takeoverWarnings(st *cluster.State, desired *appsv1.Deployment, previous *a
 // target.
 func previousReplicaSet(live *appsv1.Deployment, rss []*appsv1.ReplicaSet, target string, inFlight bool) *appsv1.ReplicaSet {
 	if !inFlight {
-		return findNewReplicaSet(live, rss)
+		return deployutil.FindNewReplicaSet(live, rss)
 	}
 	var prev *appsv1.ReplicaSet
 	for _, rs := range activeOld(rss, target) {

@@ -276,14 +276,6 @@ func (h *History) forecastCleanup(d *appsv1.Deployment, rss []*appsv1.ReplicaSet
 // (controller.ReplicaSetsByCreationTimestamp).
 func sortedReplicaSets(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
 	out := slices.Clone(rss)
-	slices.SortStableFunc(out, func(a, b *appsv1.ReplicaSet) int {
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	slices.SortStableFunc(out, deployutil.ByCreationTimestamp)
 	return out
 }
