@@ -74,27 +74,9 @@ func (b *DeploymentBuilder) Recreate() *DeploymentBuilder {
 	return b
 }
 
-// MinReadySeconds sets spec.minReadySeconds.
-func (b *DeploymentBuilder) MinReadySeconds(s int32) *DeploymentBuilder {
-	b.d.Spec.MinReadySeconds = s
-	return b
-}
-
 // RevisionHistoryLimit sets spec.revisionHistoryLimit.
 func (b *DeploymentBuilder) RevisionHistoryLimit(n int32) *DeploymentBuilder {
 	b.d.Spec.RevisionHistoryLimit = &n
-	return b
-}
-
-// ProgressDeadlineSeconds sets spec.progressDeadlineSeconds.
-func (b *DeploymentBuilder) ProgressDeadlineSeconds(s int32) *DeploymentBuilder {
-	b.d.Spec.ProgressDeadlineSeconds = &s
-	return b
-}
-
-// Paused sets spec.paused.
-func (b *DeploymentBuilder) Paused(p bool) *DeploymentBuilder {
-	b.d.Spec.Paused = p
 	return b
 }
 
