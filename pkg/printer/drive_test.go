@@ -6,6 +6,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -32,7 +33,7 @@ func withImage(d *appsv1.Deployment, image string) *appsv1.Deployment {
 func heldState(t *testing.T, phase drive.Phase, holder string, leaseUntil time.Time) *cluster.State {
 	t.Helper()
 	d, old := rolledOut()
-	old.Spec.Replicas = ptrTo(int32(5))
+	old.Spec.Replicas = ptr.To(int32(5))
 	target := withImage(d, "nginx:1.19")
 	newRS := testutil.ReplicaSetFor(target).Created(2).Replicas(3).Revision(2).Build()
 	s := &drive.State{Version: drive.StateVersion, PlanID: "p1", Phase: phase, OriginalStrategy: d.Spec.Strategy,
@@ -55,8 +56,6 @@ func heldState(t *testing.T, phase drive.Phase, holder string, leaseUntil time.T
 	target.Annotations = map[string]string{deployutil.RevisionAnnotation: "2", drive.Annotation: val}
 	return &cluster.State{Deployment: target, ReplicaSets: []*appsv1.ReplicaSet{old, newRS}}
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func snapshot(t *testing.T, st *cluster.State) *drive.Snapshot {
 	t.Helper()
