@@ -6,9 +6,11 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,6 +20,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
 )
 
 // Recorder records core/v1 Events on the objects rollplan writes, through client-go's event
@@ -48,7 +51,10 @@ func NewRecorder(client kubernetes.Interface, warn func(string)) *Recorder {
 		events:        client.CoreV1(),
 		warn:          warn,
 	}
-	b := record.NewBroadcaster(record.WithCorrelatorOptions(correlatorOptions()), record.WithSleepDuration(time.Second))
+	// The broadcaster's own log lines (a refused Event, with the whole Event dumped) would
+	// reach the CLI's stderr through klog; warn says it in one line instead.
+	quiet := klog.NewContext(context.Background(), logr.Discard())
+	b := record.NewBroadcaster(record.WithContext(quiet), record.WithCorrelatorOptions(correlatorOptions()), record.WithSleepDuration(time.Second))
 	b.StartRecordingToSink(s)
 	return &Recorder{
 		broadcaster: b,
@@ -112,6 +118,9 @@ type eventSink struct {
 	events  typedcorev1.EventsGetter
 	warn    func(string)
 	settled atomic.Int64
+
+	mu     sync.Mutex
+	warned map[string]bool // Events already reported as retried, by name
 }
 
 // Create creates ev in its namespace as FieldManager.
@@ -143,9 +152,28 @@ func (s *eventSink) settle(ev *corev1.Event, err error, patch bool) {
 	case *restclient.RequestConstructionError:
 		s.refused(ev, err)
 	default:
+		s.retrying(ev, err)
 		return
 	}
 	s.settled.Add(1)
+}
+
+// retrying warns once per Event that its write failed on the network and is retried.
+func (s *eventSink) retrying(ev *corev1.Event, err error) {
+	if s.warn == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.warned == nil {
+		s.warned = map[string]bool{}
+	}
+	if s.warned[ev.Name] {
+		return
+	}
+	s.warned[ev.Name] = true
+	o := ev.InvolvedObject
+	s.warn(fmt.Sprintf("could not record event %s on %s %s/%s yet (retrying): %v", ev.Reason, strings.ToLower(o.Kind), o.Namespace, o.Name, err))
 }
 
 func (s *eventSink) refused(ev *corev1.Event, err error) {
