@@ -11,7 +11,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 DIST_FLAGS = -version $(DIST_VERSION) -commit $(COMMIT) -mtime $(SOURCE_DATE_EPOCH) -go $(GO)
 LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSION) -X github.com/rollplan/kubectl-rollplan/pkg/cmd.commit=$(COMMIT)
 
-.PHONY: all build build-race generate verify-generate test unit conformance e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
+.PHONY: all build build-race generate verify-generate verify-tidy test unit conformance e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 
 all: build
 
@@ -45,6 +45,15 @@ verify-generate: $(DEEPCOPY_GEN) ## fail when a committed zz_generated.deepcopy.
 		echo "verify-generate: $(APIS)/zz_generated.deepcopy.go is stale: run make generate and commit it" >&2; exit 1; \
 	fi
 
+# Every module's go.mod and go.sum are what `go mod tidy` writes. The conformance module is
+# checked by make conformance, once hack/gen-upstream.sh has written the package it imports.
+TIDY_MODULES := . hack/tools/etcd hack/tools/kwok hack/tools/kube hack/tools/codegen
+
+verify-tidy: ## fail when a go.mod or go.sum is not what go mod tidy writes
+	@for m in $(TIDY_MODULES); do \
+		(cd $$m && GOFLAGS=-mod=mod $(GO) mod tidy -diff) || { echo "verify-tidy: run go mod tidy in $$m and commit the result" >&2; exit 1; }; \
+	done
+
 cluster-binaries: ## etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok from Go modules (cached)
 	hack/cluster/build.sh
 
@@ -52,7 +61,7 @@ unit: ## unit tests of the plugin module, with -race
 	$(GO) test -race -count=1 ./...
 
 conformance: ## the planner against the real v1.36.3 Deployment controller, run in-process (test/conformance)
-	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
+	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
 
 cluster-up: ## start the private local cluster (state in _output/cluster, KUBECONFIG=_output/cluster/kubeconfig)
 	hack/cluster/up.sh
@@ -82,7 +91,7 @@ manifest: ## a release step: make dist, and write the top-level plugins.yaml fro
 test-dist: dist cluster-binaries ## the release archives: Krew's rules, reproducibility, Krew-style install, kubectl plugin discovery and completion
 	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
 
-test: verify-generate unit conformance e2e test-dist ## every test: generated code current, unit, conformance against the upstream controller, e2e on the local cluster
+test: verify-generate verify-tidy unit conformance e2e test-dist ## every test: generated code current, modules tidy, unit, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
