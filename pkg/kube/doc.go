@@ -7,7 +7,8 @@
 //   - guarded writes: JSON patches built from Op values whose `test` operations hold the
 //     object to what was read (PatchDeployment, PatchReplicaSet, ScaleReplicaSet), and
 //     patches held to a resourceVersion, renewed when only the status moved
-//     (PatchDeploymentGuarded);
+//     (PatchDeploymentGuarded); updates held by their resourceVersion (UpdateDeployment) and
+//     creates (CreateReplicaSet);
 //   - the error classes of a write (ErrGuard, and Classify: guard, conflict, not found,
 //     forbidden, transient);
 //   - the one retry policy (Backoff) and its runners (OnError, RetryOnConflict), built on
