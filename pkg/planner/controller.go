@@ -2,8 +2,10 @@ package planner
 
 import (
 	"slices"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/utils/integer"
 )
 
 // run simulates syncs until the controller settles under the readiness model.
@@ -315,7 +317,7 @@ func (s *simulation) isSaturated(rs *replicaSet) bool {
 	if rs == nil {
 		return false
 	}
-	desired, err := atoi(rs.desiredAnn)
+	desired, err := strconv.Atoi(rs.desiredAnn)
 	if err != nil {
 		return false
 	}
@@ -350,7 +352,7 @@ func (s *simulation) replicaSetFraction(rs *replicaSet) int32 {
 		}
 	}
 	newRSsize := float64(rs.replicas*deploymentMaxReplicas) / float64(before)
-	return roundToInt32(newRSsize) - rs.replicas
+	return integer.RoundToInt32(newRSsize) - rs.replicas
 }
 
 // scaleReplicaSet mirrors DeploymentController.scaleReplicaSet: it writes when the size

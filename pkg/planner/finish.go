@@ -3,17 +3,11 @@ package planner
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
-	"k8s.io/utils/integer"
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 )
-
-func roundToInt32(a float64) int32 { return integer.RoundToInt32(a) }
-
-func atoi(s string) (int, error) { return strconv.Atoi(s) }
 
 // cleanupDeployment returns the old ReplicaSets cleanupDeployment deletes now: of the old
 // ReplicaSets not being deleted, the len-revisionHistoryLimit with the lowest revisions
