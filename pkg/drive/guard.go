@@ -110,42 +110,20 @@ func GuardYAML() ([]byte, error) {
 // It needs permission to create/update validatingadmissionpolicies and their bindings
 // (cluster-scoped).
 func InstallGuard(ctx context.Context, client kubernetes.Interface) error {
-	pc := client.AdmissionregistrationV1().ValidatingAdmissionPolicies()
-	p := GuardPolicy()
-	if cur, err := pc.Get(ctx, p.Name, metav1.GetOptions{}); err == nil {
-		p.ResourceVersion = cur.ResourceVersion
-		if _, err := pc.Update(ctx, p, kube.Default().UpdateOptions()); err != nil {
-			return fmt.Errorf("update validatingadmissionpolicy %s: %w", p.Name, err)
-		}
-	} else if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("get validatingadmissionpolicy %s: %w", p.Name, err)
-	} else if _, err := pc.Create(ctx, p, kube.Default().CreateOptions()); err != nil {
-		return fmt.Errorf("create validatingadmissionpolicy %s: %w", p.Name, err)
+	ar := client.AdmissionregistrationV1()
+	if err := kube.CreateOrUpdate(ctx, ar.ValidatingAdmissionPolicies(), GuardPolicy(), "validatingadmissionpolicy"); err != nil {
+		return err
 	}
-	bc := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
-	b := GuardBinding()
-	if cur, err := bc.Get(ctx, b.Name, metav1.GetOptions{}); err == nil {
-		b.ResourceVersion = cur.ResourceVersion
-		if _, err := bc.Update(ctx, b, kube.Default().UpdateOptions()); err != nil {
-			return fmt.Errorf("update validatingadmissionpolicybinding %s: %w", b.Name, err)
-		}
-	} else if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("get validatingadmissionpolicybinding %s: %w", b.Name, err)
-	} else if _, err := bc.Create(ctx, b, kube.Default().CreateOptions()); err != nil {
-		return fmt.Errorf("create validatingadmissionpolicybinding %s: %w", b.Name, err)
-	}
-	return nil
+	return kube.CreateOrUpdate(ctx, ar.ValidatingAdmissionPolicyBindings(), GuardBinding(), "validatingadmissionpolicybinding")
 }
 
 // UninstallGuard deletes the binding and the policy; absent ones are not an error.
 func UninstallGuard(ctx context.Context, client kubernetes.Interface) error {
-	if err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, GuardName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete validatingadmissionpolicybinding %s: %w", GuardName, err)
+	ar := client.AdmissionregistrationV1()
+	if err := kube.DeleteIfExists(ctx, ar.ValidatingAdmissionPolicyBindings(), GuardName, "validatingadmissionpolicybinding"); err != nil {
+		return err
 	}
-	if err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, GuardName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete validatingadmissionpolicy %s: %w", GuardName, err)
-	}
-	return nil
+	return kube.DeleteIfExists(ctx, ar.ValidatingAdmissionPolicies(), GuardName, "validatingadmissionpolicy")
 }
 
 // GuardInstalled reports whether the policy and its binding exist. An error means it could

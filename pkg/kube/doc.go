@@ -8,7 +8,8 @@
 //     object to what was read (PatchDeployment, PatchReplicaSet, ScaleReplicaSet), and
 //     patches held to a resourceVersion, renewed when only the status moved
 //     (PatchDeploymentGuarded); updates held by their resourceVersion (UpdateDeployment) and
-//     creates (CreateReplicaSet);
+//     creates (CreateReplicaSet); create-or-update and delete of any typed object
+//     (CreateOrUpdate, DeleteIfExists: the drive guard's policy and binding);
 //   - the error classes of a write (ErrGuard, and Classify: guard, conflict, not found,
 //     forbidden, transient);
 //   - the one retry policy (Backoff) and its runners (OnError, RetryOnConflict), built on
