@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -133,14 +133,10 @@ func RegisterGlobalFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
 			defer cancel()
-			list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+			names, err := cluster.NamespaceNames(ctx, client)
 			if err != nil {
-				cobra.CompDebugln("rollplan: list namespaces: "+err.Error(), true)
+				cobra.CompDebugln("rollplan: "+err.Error(), true)
 				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			var names []string
-			for _, ns := range list.Items {
-				names = append(names, ns.Name)
 			}
 			return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}},
@@ -297,19 +293,19 @@ func CompleteDeploymentNames(ctx context.Context, client kubernetes.Interface, n
 	if !ok {
 		return nil, nil
 	}
-	list, err := client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	names, err := cluster.DeploymentNames(ctx, client, ns)
 	if err != nil {
-		return nil, fmt.Errorf("list deployments in namespace %s: %w", ns, err)
+		return nil, err
 	}
 	var out []string
-	for _, d := range list.Items {
-		if !strings.HasPrefix(d.Name, partial) {
+	for _, name := range names {
+		if !strings.HasPrefix(name, partial) {
 			continue
 		}
 		if prefix != "" {
-			out = append(out, prefix+"/"+d.Name)
+			out = append(out, prefix+"/"+name)
 		} else {
-			out = append(out, d.Name)
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
@@ -322,28 +318,16 @@ func CompleteDeploymentNames(ctx context.Context, client kubernetes.Interface, n
 // controller owner reference is the Deployment, as the controller finds them (one GET, one
 // LIST). ReplicaSets without a numeric revision annotation are skipped.
 func CompleteRevisions(ctx context.Context, client kubernetes.Interface, ns, name, toComplete string) ([]string, error) {
-	d, err := client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	d, owned, err := cluster.LoadOwned(ctx, client, ns, name)
 	if err != nil {
-		return nil, fmt.Errorf("get deployment %s/%s: %w", ns, name, err)
-	}
-	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil {
-		return nil, fmt.Errorf("deployment %s/%s has an invalid selector: %w", ns, name, err)
-	}
-	list, err := client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-	if err != nil {
-		return nil, fmt.Errorf("list replicasets of deployment %s/%s: %w", ns, name, err)
+		return nil, err
 	}
 	type rev struct {
 		n      int64
 		images string
 	}
 	var revs []rev
-	for i := range list.Items {
-		rs := &list.Items[i]
-		if owner := metav1.GetControllerOf(rs); owner == nil || owner.UID != d.UID {
-			continue
-		}
+	for _, rs := range owned {
 		n, err := deployutil.Revision(rs)
 		if err != nil || n <= 0 {
 			continue
