@@ -168,3 +168,58 @@ func DescribeStep(st v1alpha1.DriveStep) string {
 	}
 	return fmt.Sprintf("%s (%d pods at most, %d available after%s)", strings.Join(parts, ", "), st.Pods, st.AvailableAfter, extra)
 }
+
+// PrintNothingToDo writes drive's message for a change that is rolled out already.
+func PrintNothingToDo(w io.Writer, e *drive.NothingToDoError) error {
+	_, err := fmt.Fprintln(w, e.Msg)
+	return err
+}
+
+// PrintGuardWarning writes drive's warning when the guard policy is not installed
+// (installed false) or cannot be read (err non-nil); nothing when it is installed.
+func PrintGuardWarning(w io.Writer, installed bool, err error) {
+	if err != nil {
+		PrintWarnings(w, fmt.Sprintf("cannot tell whether the guard is installed (%v)", err))
+	} else if !installed {
+		PrintWarnings(w, "the guard is not installed: unpausing a held Deployment (kubectl rollout resume) would make the controller scale every old ReplicaSet to 0 at once; `kubectl rollplan guard install` refuses that edit")
+	}
+}
+
+// PrintDriveDryRunHeld writes `drive --dry-run`'s whole answer for a Deployment held
+// already: there is no takeover to compare, and nothing changed.
+func PrintDriveDryRunHeld(w io.Writer) error {
+	_, err := fmt.Fprintln(w, "(dry run: the Deployment is held already; nothing changed)")
+	return err
+}
+
+// PrintDriveDryRunComparison writes `drive --dry-run`'s comparison with the controller: a
+// blank line, then PrintComparison.
+func PrintDriveDryRunComparison(w io.Writer, c *drive.Comparison) error {
+	fmt.Fprintln(w)
+	return PrintComparison(w, c)
+}
+
+// PrintDryRunEnd writes the last lines of drive's and abort's dry runs: that the API server
+// accepts the takeover write (serverAccepted, after a server dry run), then
+// "(dry run: nothing changed)".
+func PrintDryRunEnd(w io.Writer, serverAccepted bool) error {
+	if serverAccepted {
+		fmt.Fprintln(w, "\nserver dry run: the API server accepts the takeover write")
+	}
+	_, err := fmt.Fprintln(w, "(dry run: nothing changed)")
+	return err
+}
+
+// PrintHandBackPreview writes what `resume` does to a Deployment held by drive: a header
+// naming namespace/name, how long it is held (held, drive.Held's words), the strategy and
+// paused state it goes back to (after, the Deployment once handed back), then the plan the
+// controller makes from there and a blank line.
+func PrintHandBackPreview(w io.Writer, namespace, name, held string, after *appsv1.Deployment, plan *planner.Plan, opts PlanOptions) error {
+	fmt.Fprintf(w, "deployment %s/%s is %s: resume hands it back to the controller where it stands (strategy %s, paused %v); the controller then makes:\n\n",
+		namespace, name, held, StrategyWords(after.Spec.Strategy), after.Spec.Paused)
+	if err := PrintPlan(w, plan, opts); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}

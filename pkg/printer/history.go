@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/kubectl/pkg/describe"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
@@ -177,4 +178,34 @@ func age(t metav1.Time, now time.Time) string {
 		return "<unknown>"
 	}
 	return duration.HumanDuration(now.Sub(t.Time))
+}
+
+// PrintRevision writes a revision's pod template as `kubectl rollout history --revision N`
+// does: "deployment.apps/NAME with revision #N", then describe.DescribePodTemplate of the
+// ReplicaSet's template with its change-cause as an annotation (historyviewer.go, v0.36.3).
+// n must be a revision of h (h.Find(n) != nil).
+func PrintRevision(w io.Writer, h *rollout.History, n int64) error {
+	r := h.Find(n)
+	t := r.ReplicaSet.Spec.Template.DeepCopy()
+	if r.ChangeCause != "" {
+		if t.Annotations == nil {
+			t.Annotations = map[string]string{}
+		}
+		t.Annotations[rollout.ChangeCauseAnnotation] = r.ChangeCause
+	}
+	var b strings.Builder
+	describe.DescribePodTemplate(t, describe.NewPrefixWriter(&b))
+	_, err := fmt.Fprintf(w, "deployment.apps/%s with revision #%d\n%s\n", h.Name, n, b.String())
+	return err
+}
+
+// PrintTemplateDiff writes `history --diff`: the unified diff d of the templates labelled
+// from and to (rollout.UnifiedDiff), or, when d is empty, a line saying they are the same.
+func PrintTemplateDiff(w io.Writer, from, to, d string) error {
+	if d == "" {
+		_, err := fmt.Fprintf(w, "%s and %s have the same pod template (pod-template-hash aside).\n", from, to)
+		return err
+	}
+	_, err := fmt.Fprint(w, d)
+	return err
 }
