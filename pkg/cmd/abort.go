@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -115,8 +114,7 @@ func (o *AbortOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.DryRun {
-		fmt.Fprintln(o.Out, "(dry run: nothing changed)")
-		return nil
+		return printer.PrintDryRunEnd(o.Out, false)
 	}
 	res, err := d.Run(ctx, p)
 	if err != nil {

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,18 +18,6 @@ import (
 // DefaultFieldManager is the field manager rollplan's writes are recorded under
 // (kube.FieldManager).
 const DefaultFieldManager = kube.FieldManager
-
-// dryRunSuffix is what kubectl appends to its result line for a dry run
-// (cmdutil.PrintFlagsWithDryRunStrategy).
-func dryRunSuffix(s cmdutil.DryRunStrategy) string {
-	switch s {
-	case cmdutil.DryRunClient:
-		return " (dry run)"
-	case cmdutil.DryRunServer:
-		return " (server dry run)"
-	}
-	return ""
-}
 
 // ActionOptions holds the flags and dependencies of "kubectl rollplan pause", "resume" and
 // "restart".
@@ -134,7 +121,7 @@ func (o *ActionOptions) Run(ctx context.Context) error {
 		if err := printer.PrintAction(o.Out, a, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
 			return err
 		}
-		fmt.Fprintln(o.Out)
+		printer.PrintNotes(o.Out)
 	} else {
 		p, err := o.Output.ToPrinter()
 		if err != nil {
@@ -150,8 +137,7 @@ func (o *ActionOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(result, "deployment.apps/%s %s%s\n", o.Name, o.Verb.Past(), dryRunSuffix(o.DryRun))
-	return err
+	return printer.PrintResult(result, o.Name, o.Verb.Past(), o.DryRun)
 }
 
 func (o *ActionOptions) readiness() planner.Readiness {

@@ -205,9 +205,7 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, w := range warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-		}
+		printer.PrintWarnings(o.ErrOut, warnings...)
 	}
 	live := o.Terminal()
 	opts := drive.Options{
@@ -226,10 +224,12 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	prep, err := d.Prepare(ctx)
 	var nothing *drive.NothingToDoError
 	if errors.As(err, &nothing) {
-		fmt.Fprintln(o.Out, nothing.Msg)
+		if err := printer.PrintNothingToDo(o.Out, nothing); err != nil {
+			return err
+		}
 		if o.DryRun == cmdutil.DryRunNone {
 			if err := drive.TidyLeftovers(ctx, cs, o.Namespace, o.Name); err != nil {
-				fmt.Fprintf(o.ErrOut, "warning: %v\n", err)
+				printer.PrintWarnings(o.ErrOut, err.Error())
 			}
 		}
 		return nil
@@ -255,38 +255,29 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 }
 
 func (o *DriveOptions) printPrepared(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
-	for _, w := range p.Warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-	}
-	if ok, err := drive.GuardInstalled(ctx, cs); err != nil {
-		fmt.Fprintf(o.ErrOut, "warning: cannot tell whether the guard is installed (%v)\n", err)
-	} else if !ok {
-		fmt.Fprintf(o.ErrOut, "warning: the guard is not installed: unpausing a held Deployment (kubectl rollout resume) would make the controller scale every old ReplicaSet to 0 at once; `kubectl rollplan guard install` refuses that edit\n")
-	}
+	printer.PrintWarnings(o.ErrOut, p.Warnings...)
+	ok, err := drive.GuardInstalled(ctx, cs)
+	printer.PrintGuardWarning(o.ErrOut, ok, err)
 	return printer.PrintDrivePrepared(o.Out, o.Namespace, o.Name, p)
 }
 
 func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
 	if p.Takeover == nil {
-		fmt.Fprintln(o.Out, "(dry run: the Deployment is held already; nothing changed)")
-		return nil
+		return printer.PrintDriveDryRunHeld(o.Out)
 	}
-	fmt.Fprintln(o.Out)
 	c, err := drive.Compare(p.Takeover)
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintComparison(o.Out, c); err != nil {
+	if err := printer.PrintDriveDryRunComparison(o.Out, c); err != nil {
 		return err
 	}
 	if o.DryRun == cmdutil.DryRunServer {
 		if err := drive.DryRunTakeover(ctx, cs, p.Takeover); err != nil {
 			return err
 		}
-		fmt.Fprintln(o.Out, "\nserver dry run: the API server accepts the takeover write")
 	}
-	fmt.Fprintln(o.Out, "(dry run: nothing changed)")
-	return nil
+	return printer.PrintDryRunEnd(o.Out, o.DryRun == cmdutil.DryRunServer)
 }
 
 // reportDrive prints the outcome of drive's or abort's Run on t to w; a held outcome is

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -31,19 +30,14 @@ func resumeHeld(ctx context.Context, o *ActionOptions, client kubernetes.Interfa
 	if err != nil {
 		return true, err
 	}
-	fmt.Fprintf(o.Out, "deployment %s/%s is %s: resume hands it back to the controller where it stands (strategy %s, paused %v); the controller then makes:\n\n",
-		o.Namespace, o.Name, drive.Held(state.Deployment, o.Now()), printer.StrategyWords(after.Spec.Strategy), after.Spec.Paused)
-	if err := printer.PrintPlan(o.Out, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+	if err := printer.PrintHandBackPreview(o.Out, o.Namespace, o.Name, drive.Held(state.Deployment, o.Now()), after, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
 		return true, err
 	}
-	fmt.Fprintln(o.Out)
 	if o.DryRun != cmdutil.DryRunNone {
-		_, err := fmt.Fprintf(o.Out, "deployment.apps/%s handed back by drive%s\n", o.Name, dryRunSuffix(o.DryRun))
-		return true, err
+		return true, printer.PrintResult(o.Out, o.Name, "handed back by drive", o.DryRun)
 	}
 	if _, err := drive.HandBack(ctx, client, o.Namespace, o.Name, drive.HandBackOptions{Wait: true, Progress: o.ErrOut, Now: o.Now}); err != nil {
 		return true, err
 	}
-	_, err = fmt.Fprintf(o.Out, "deployment.apps/%s handed back by drive\n", o.Name)
-	return true, err
+	return true, printer.PrintResult(o.Out, o.Name, "handed back by drive", cmdutil.DryRunNone)
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // NewCmdGuard returns "kubectl rollplan guard install|uninstall|print".
@@ -47,8 +47,7 @@ func NewCmdGuard(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 				if err := do(ctx, cs); err != nil {
 					return err
 				}
-				fmt.Fprintf(streams.Out, "validatingadmissionpolicy.admissionregistration.k8s.io/%s and its binding %s\n", drive.GuardName, done)
-				return nil
+				return printer.PrintGuardResult(streams.Out, drive.GuardName, done)
 			},
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	"k8s.io/kubectl/pkg/describe"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/exec"
 	"sigs.k8s.io/yaml"
@@ -165,7 +164,7 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 		}
 		return p.PrintObj(printer.NewRolloutHistory(h, o.Revision), o.Out)
 	case o.Revision > 0:
-		return printRevision(o.Out, h, o.Revision)
+		return printer.PrintRevision(o.Out, h, o.Revision)
 	default:
 		return printer.PrintHistory(o.Out, h, o.Now())
 	}
@@ -185,24 +184,6 @@ func revisionError(h *rollout.History, n int64) error {
 	return fmt.Errorf("unable to find the specified revision %d: revisions of deployment %q are %s", n, h.Name, strings.Join(s, ", "))
 }
 
-// printRevision prints a revision's pod template as `kubectl rollout history --revision N`
-// does: "deployment.apps/NAME with revision #N", then describe.DescribePodTemplate of the
-// ReplicaSet's template with its change-cause as an annotation (historyviewer.go, v0.36.3).
-func printRevision(w interface{ Write([]byte) (int, error) }, h *rollout.History, n int64) error {
-	r := h.Find(n)
-	t := r.ReplicaSet.Spec.Template.DeepCopy()
-	if r.ChangeCause != "" {
-		if t.Annotations == nil {
-			t.Annotations = map[string]string{}
-		}
-		t.Annotations[rollout.ChangeCauseAnnotation] = r.ChangeCause
-	}
-	var b strings.Builder
-	describe.DescribePodTemplate(t, describe.NewPrefixWriter(&b))
-	_, err := fmt.Fprintf(w, "deployment.apps/%s with revision #%d\n%s\n", h.Name, n, b.String())
-	return err
-}
-
 // diffSide is one side of --diff: a label and the template's YAML.
 type diffSide struct {
 	label, yaml string
@@ -216,13 +197,7 @@ func (o *HistoryOptions) printDiff(h *rollout.History, state *cluster.State) err
 	if env := o.Getenv("KUBECTL_EXTERNAL_DIFF"); env != "" {
 		return o.externalDiff(env, from, to)
 	}
-	d := rollout.UnifiedDiff(from.label, to.label, from.yaml, to.yaml)
-	if d == "" {
-		_, err := fmt.Fprintf(o.Out, "%s and %s have the same pod template (pod-template-hash aside).\n", from.label, to.label)
-		return err
-	}
-	_, err = fmt.Fprint(o.Out, d)
-	return err
+	return printer.PrintTemplateDiff(o.Out, from.label, to.label, rollout.UnifiedDiff(from.label, to.label, from.yaml, to.yaml))
 }
 
 // diffSides resolves --diff [A B]: by default the previous revision (the one `kubectl rollout

@@ -126,7 +126,7 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 	}
 	live := state.Deployment
 	if _, ok := live.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
-		fmt.Fprintf(o.ErrOut, rollout.LastAppliedWarning, "deployment.apps/"+o.Name, corev1.LastAppliedConfigAnnotation, "kubectl")
+		printer.PrintLastAppliedWarning(o.ErrOut, o.Name)
 	}
 	u, err := rollout.PreviewUndo(live, state.ReplicaSets, o.ToRevision)
 	if err != nil {
@@ -146,22 +146,11 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 func (o *UndoOptions) printPatch(u *rollout.Undo) error {
 	switch u.Outcome {
 	case rollout.UndoSkipped:
-		fmt.Fprintf(o.ErrOut, "deployment.apps/%s %s\n", o.Name, u.Message)
-		return nil
+		return printer.PrintResult(o.ErrOut, o.Name, u.Message, cmdutil.DryRunNone)
 	case rollout.UndoRefused, rollout.UndoNotFound:
 		return errors.New(u.Message)
 	}
-	body := u.Patch.Kubectl
-	if o.Output == "yaml" {
-		y, err := yaml.JSONToYAML(body)
-		if err != nil {
-			return err
-		}
-		_, err = o.Out.Write(y)
-		return err
-	}
-	_, err := fmt.Fprintf(o.Out, "%s\n", body)
-	return err
+	return printer.PrintPatch(o.Out, u.Patch.Kubectl, o.Output)
 }
 
 // act prints the preview (unless quiet), then applies the rollback as the dry-run strategy
@@ -188,10 +177,7 @@ func (o *UndoOptions) act(ctx context.Context, client kubernetes.Interface, stat
 		if err := printer.PrintUndo(o.Out, u, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
 			return err
 		}
-		for _, n := range notes {
-			fmt.Fprintln(o.Out, n)
-		}
-		fmt.Fprintln(o.Out)
+		printer.PrintNotes(o.Out, notes...)
 	}
 	if u.Failed() {
 		return errors.New(u.Message)
@@ -205,8 +191,7 @@ func (o *UndoOptions) act(ctx context.Context, client kubernetes.Interface, stat
 	if quiet {
 		w = o.ErrOut
 	}
-	_, err := fmt.Fprintf(w, "deployment.apps/%s %s%s\n", o.Name, u.Message, dryRunSuffix(o.DryRun))
-	return err
+	return printer.PrintResult(w, o.Name, u.Message, o.DryRun)
 }
 
 // serverNotes compares the Deployment the server's dry run returned with the prediction.
