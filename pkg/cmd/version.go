@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // Set at build time with -ldflags "-X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=..."
@@ -16,15 +16,6 @@ var (
 	version = "v0.0.0-dev"
 	commit  = "unknown"
 )
-
-// VersionInfo is what "kubectl rollplan version -o json|yaml" prints.
-type VersionInfo struct {
-	Version    string `json:"version"`
-	Commit     string `json:"commit"`
-	GoVersion  string `json:"goVersion"`
-	Platform   string `json:"platform"`
-	Controller string `json:"controller"`
-}
 
 // NewCmdVersion returns "kubectl rollplan version".
 func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
@@ -34,7 +25,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Print the plugin version and the controller version it models",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info := VersionInfo{
+			info := printer.VersionInfo{
 				Version:    version,
 				Commit:     commit,
 				GoVersion:  runtime.Version(),
@@ -43,25 +34,12 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 			}
 			switch output {
 			case "":
-				fmt.Fprintf(streams.Out, "kubectl-rollplan %s (commit %s, %s, %s)\nmodels the Deployment controller of Kubernetes %s\n",
-					info.Version, info.Commit, info.GoVersion, info.Platform, planner.ControllerVersion)
+				return printer.PrintVersion(streams.Out, info)
 			case "json", "yaml":
-				b, err := yaml.Marshal(info)
-				if err != nil {
-					return err
-				}
-				if output == "json" {
-					if b, err = yaml.YAMLToJSON(b); err != nil {
-						return err
-					}
-					b = append(b, '\n')
-				}
-				_, err = streams.Out.Write(b)
-				return err
+				return printer.PrintVersionAs(streams.Out, info, output)
 			default:
 				return fmt.Errorf("unknown output format %q: use -o json or -o yaml", output)
 			}
-			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format. One of: json|yaml.")
