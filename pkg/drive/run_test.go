@@ -200,3 +200,25 @@ func (l testLog) Write(p []byte) (int, error) {
 	l.t.Logf("%s", strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// TestRunRenewalsInterleaveTheLoop is the race detector's test: three full drives whose
+// lease is renewed every 10ms of real time (a third of 30ms) while the loop reads the held
+// state between and during its steps, so an unsynchronized access of the state, the
+// annotation value or the Deployment is seen under -race in every run. The clock runs 100
+// times slower than real time, so the lease lasts 3s of real time: a loaded machine does
+// not expire it.
+func TestRunRenewalsInterleaveTheLoop(t *testing.T) {
+	for i := range 3 {
+		f := newRunFixture(t)
+		_, res, err := f.drive(t, Options{LeaseDuration: 30 * time.Millisecond, Interval: 60 * time.Millisecond, Now: slowClock(100), Identity: "tester"})
+		if err != nil {
+			t.Fatalf("drive %d: %v", i+1, err)
+		}
+		if res.Outcome != OutcomeComplete || res.StepsRun != 3 {
+			t.Fatalf("drive %d: result %+v, want Complete after 3 steps", i+1, res)
+		}
+		if n := renewals(f.fc.recordedStates()); n < 3 {
+			t.Errorf("drive %d: %d lease renewals recorded, want at least 3 (every 10ms during two bakes of 60ms and the waits)", i+1, n)
+		}
+	}
+}
