@@ -1,0 +1,154 @@
+package reload
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// ObjectKey names a ConfigMap or Secret: a pod references objects in its own namespace.
+type ObjectKey struct {
+	Namespace string
+	Kind      Kind
+	Name      string
+}
+
+// KeyOf is o's key in namespace.
+func KeyOf(namespace string, o Object) ObjectKey {
+	return ObjectKey{Namespace: namespace, Kind: o.Kind, Name: o.Name}
+}
+
+// State is what a reference looks like beside the checksum its Deployment last recorded.
+type State string
+
+// The states of a reference.
+const (
+	// Current: the checksum equals the recorded one; the pods see this content.
+	Current State = "current"
+	// Changed: the content the pods see changed since the last restart recorded it.
+	Changed State = "changed"
+	// Missing: the object does not exist (RefStatus.Ref.Optional says whether pods start
+	// without it).
+	Missing State = "missing"
+	// Unrecorded: no checksum recorded yet (no annotation, a malformed one, or a
+	// reference added since the last restart): first sight, no evidence either way.
+	Unrecorded State = "unrecorded"
+)
+
+// ErrMissingReference is matched (errors.Is) by Decision.Refusal.
+var ErrMissingReference = errors.New("a non-optional reference is missing")
+
+// RefStatus is one reference of a Deployment and its state.
+type RefStatus struct {
+	Ref   Ref
+	State State
+	// Recorded is the checksum the annotation holds for Ref ("" for none).
+	Recorded string
+	// Checksum is the current checksum (AbsentChecksum for a missing object).
+	Checksum string
+}
+
+// Decision says, for one Deployment, whether its pods run with outdated config and what a
+// restart writes. It holds names, states and checksums (HMACs for Secrets), never a value.
+type Decision struct {
+	// Deployment is "namespace/name".
+	Deployment string
+	// Refs is one status per References of the pod template, in that order.
+	Refs []RefStatus
+	// Stale: some reference Changed, or an optional one recorded present is now Missing.
+	Stale bool
+	// Refusal is non-nil (matching ErrMissingReference) when a non-optional reference is
+	// missing: the new pods would not start, so nothing may be written.
+	Refusal error
+	// AnnotationErr is non-nil when ChecksumsAnnotation is present but malformed; every
+	// reference is then Unrecorded and a restart rewrites it.
+	AnnotationErr error
+	// Checksums is the ChecksumsAnnotation a restart writes (EncodeChecksums of it), every
+	// reference's current checksum; nil when refused.
+	Checksums map[string]string
+}
+
+// AbsentChecksum is the recorded checksum of an optional object that did not exist: its
+// later creation is then a change.
+const AbsentChecksum = "absent"
+
+// Refused reports whether a restart must not be made (Refusal is set).
+func (d Decision) Refused() bool { return d.Refusal != nil }
+
+// Decide compares the current checksum of every reference of dep's pod template, computed
+// from objects (keyed by ObjectKey in dep's namespace; an absent key is a missing object),
+// with the checksums its ChecksumsAnnotation recorded at the last restart. XING's
+// kubernetes-deployment-restart-controller keeps its checksums on the Deployment the same
+// way, so a decision needs no memory of earlier events: a watcher started after a change
+// finds the Deployment stale. Unlike Stakater Reloader and XING, only the keys a pod sees
+// count. Nil dep: the zero Decision.
+func Decide(dep *appsv1.Deployment, objects map[ObjectKey]Object) Decision {
+	if dep == nil {
+		return Decision{}
+	}
+	d := Decision{Deployment: dep.Namespace + "/" + dep.Name, Checksums: map[string]string{}}
+	var recorded map[string]string
+	if v, ok := dep.Spec.Template.Annotations[ChecksumsAnnotation]; ok {
+		recorded, d.AnnotationErr = DecodeChecksums(v)
+	}
+	var missing []string
+	for _, ref := range References(&dep.Spec.Template) {
+		s := RefStatus{Ref: ref, Recorded: recorded[ref.AnnotationKey()]}
+		obj, ok := objects[ObjectKey{Namespace: dep.Namespace, Kind: ref.Kind, Name: ref.Name}]
+		switch {
+		case !ok:
+			s.State, s.Checksum = Missing, AbsentChecksum
+			if !ref.Optional {
+				missing = append(missing, ref.AnnotationKey())
+			}
+			d.Stale = d.Stale || (ref.Optional && s.Recorded != "" && s.Recorded != AbsentChecksum)
+		case s.Recorded == "":
+			s.State, s.Checksum = Unrecorded, obj.Checksum(ref)
+		default:
+			s.Checksum = obj.Checksum(ref)
+			s.State = Current
+			if s.Checksum != s.Recorded {
+				s.State, d.Stale = Changed, true
+			}
+		}
+		d.Checksums[ref.AnnotationKey()] = s.Checksum
+		d.Refs = append(d.Refs, s)
+	}
+	if len(missing) > 0 {
+		d.Refusal = refusal(dep, missing)
+		d.Checksums = nil
+	}
+	return d
+}
+
+// refusal names the missing objects and what to do.
+func refusal(dep *appsv1.Deployment, missing []string) error {
+	return fmt.Errorf("restart of deployment %s/%s refused: %w: %s not found in namespace %s; "+
+		"new pods would not start (CreateContainerConfigError for env, FailedMount for a volume): "+
+		"create it, or mark the reference optional: true",
+		dep.Namespace, dep.Name, ErrMissingReference, strings.Join(missing, ", "), dep.Namespace)
+}
+
+// String is one line: the Deployment, stale or not (refused, malformed annotation), then
+// each reference and its state. Names only, never a value or checksum.
+func (d Decision) String() string {
+	var b strings.Builder
+	b.WriteString("deployment " + d.Deployment)
+	switch {
+	case d.Refused():
+		b.WriteString(": refused")
+	case d.Stale:
+		b.WriteString(": stale")
+	default:
+		b.WriteString(": not stale")
+	}
+	if d.AnnotationErr != nil {
+		b.WriteString(" (malformed " + ChecksumsAnnotation + ")")
+	}
+	for _, s := range d.Refs {
+		fmt.Fprintf(&b, "; %s: %s", s.Ref, s.State)
+	}
+	return b.String()
+}
