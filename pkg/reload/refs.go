@@ -62,7 +62,7 @@ func (r Ref) String() string {
 }
 
 // References returns every ConfigMap and Secret a pod of tmpl sees, one Ref per object,
-// ordered by kind (ConfigMap before Secret) then name. Nil tmpl: nil.
+// ordered by kind (ConfigMap before Secret) then name; nil for none or a nil tmpl.
 //
 // Counted, from containers and initContainers: env[].valueFrom.configMapKeyRef and
 // secretKeyRef (that key only), envFrom (every key; the prefix does not matter), and from
@@ -169,7 +169,7 @@ func (c *collector) refs() []Ref {
 		m.Optional = m.Optional && r.Optional
 		m.Keys = append(m.Keys, r.Keys...)
 	}
-	refs := make([]Ref, 0, len(out))
+	var refs []Ref
 	for _, m := range out {
 		if m.AllKeys {
 			m.Keys = nil

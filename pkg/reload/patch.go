@@ -1,0 +1,72 @@
+package reload
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// op is one RFC 6902 operation, marshalled as pkg/kube's Op is ({"op","path","value"}).
+// pkg/kube's type is not imported: it would link client-go's clientset into this pure
+// package.
+type op struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+const templateAnnotations = "/spec/template/metadata/annotations"
+
+// RestartPatch returns the RFC 6902 JSON patch (types.JSONPatchType; pkg/kube sends it,
+// under its field manager) that restarts dep's pods by setting only the pod template's
+// ChecksumsAnnotation to EncodeChecksums(checksums), normally Decision.Checksums. The new
+// template makes the Deployment controller roll out a new ReplicaSet, as `kubectl rollout
+// restart` does with its restartedAt annotation and as Pusher's Wave does with its hash;
+// identical checksums give an identical template, so restoring old config reuses the old
+// ReplicaSet.
+//
+// Guards, so a concurrent restart is not doubled and nothing else is overwritten:
+//   - test /metadata/uid: the same Deployment, not one recreated under its name;
+//   - test /metadata/generation: any spec write since dep was read (another restart
+//     included) bumps it, while status writes do not; RFC 6902 has no test of absence, so
+//     this is what proves the annotation (or the annotations map) is still absent;
+//   - test of the annotation's current value when dep has one, then replace; otherwise add
+//     (the whole annotations map when the template has none).
+//
+// Errors: nil dep, checksums nil (a refused Decision), or dep without a UID or generation
+// (not read from the API server).
+func RestartPatch(dep *appsv1.Deployment, checksums map[string]string) ([]byte, error) {
+	if dep == nil {
+		return nil, fmt.Errorf("restart patch: no deployment")
+	}
+	if checksums == nil {
+		return nil, fmt.Errorf("restart patch for deployment %s/%s: no checksums (a refused restart writes nothing)", dep.Namespace, dep.Name)
+	}
+	if dep.UID == "" || dep.Generation == 0 {
+		return nil, fmt.Errorf("restart patch for deployment %s/%s: metadata.uid or metadata.generation unset: read the deployment from the API server", dep.Namespace, dep.Name)
+	}
+	value := EncodeChecksums(checksums)
+	path := templateAnnotations + "/" + escapePointer(ChecksumsAnnotation)
+	ops := []op{
+		{Op: "test", Path: "/metadata/uid", Value: string(dep.UID)},
+		{Op: "test", Path: "/metadata/generation", Value: dep.Generation},
+	}
+	current, has := dep.Spec.Template.Annotations[ChecksumsAnnotation]
+	switch {
+	case has:
+		ops = append(ops, op{Op: "test", Path: path, Value: current}, op{Op: "replace", Path: path, Value: value})
+	case dep.Spec.Template.Annotations == nil:
+		ops = append(ops, op{Op: "add", Path: templateAnnotations, Value: map[string]string{ChecksumsAnnotation: value}})
+	default:
+		ops = append(ops, op{Op: "add", Path: path, Value: value})
+	}
+	return json.Marshal(ops)
+}
+
+// escapePointer escapes a JSON pointer token (RFC 6901: "~" is "~0", "/" is "~1"), as
+// pkg/kube's AnnotationPath does.
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
