@@ -99,7 +99,7 @@ func valueSum(key, v []byte) [sha256.Size]byte {
 // in sorted order, the key, where its value lives and the value's digest. hmacKey nil or
 // empty: sha256; otherwise HMAC-SHA256 keyed with hmacKey, which for a Secret must be its
 // UID (the annotation then says nothing about a low-entropy value to a reader of the
-// Deployment). It equals ref.Checksum of NewObject of the same data with that key.
+// Deployment); a Secret's data goes in binaryData, data nil. It equals ref.Checksum of NewObject of the same data with that key.
 //
 // Framing is unambiguous: each key is an 8-byte big-endian length, the key, a source byte
 // (data, binaryData, or missing) and, unless missing, the 32-byte digest of the value, so

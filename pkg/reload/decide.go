@@ -74,6 +74,15 @@ type Decision struct {
 // later creation is then a change.
 const AbsentChecksum = "absent"
 
+// Annotation is the ChecksumsAnnotation value a restart writes (EncodeChecksums of
+// Checksums), or "" when refused.
+func (d Decision) Annotation() string {
+	if d.Refused() {
+		return ""
+	}
+	return EncodeChecksums(d.Checksums)
+}
+
 // Refused reports whether a restart must not be made (Refusal is set).
 func (d Decision) Refused() bool { return d.Refusal != nil }
 

@@ -180,6 +180,12 @@ func TestDecideRestartRecordsCurrentChecksums(t *testing.T) {
 	if diff := cmp.Diff(want, d.Checksums); diff != "" {
 		t.Errorf("Checksums (-want +got):\n%s", diff)
 	}
+	if got := d.Annotation(); got != EncodeChecksums(want) {
+		t.Errorf("Annotation = %s, want %s", got, EncodeChecksums(want))
+	}
+	if refused := Decide(webDeployment(), nil); refused.Annotation() != "" {
+		t.Errorf("a refused decision's Annotation = %q, want empty", refused.Annotation())
+	}
 	if d.Deployment != testutil.DefaultNamespace+"/web" {
 		t.Errorf("Deployment = %q", d.Deployment)
 	}
