@@ -175,50 +175,13 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := cluster.LoadLive(ctx, cs, o.Namespace, o.Name)
+	desired, err := o.desired(ctx, cs)
 	if err != nil {
 		return err
 	}
-	var desired *appsv1.Deployment
-	if o.Change.Any() {
-		var warnings []string
-		// A conflict: the controller updated the Deployment's status meanwhile; read it
-		// again (a manifest from standard input cannot be read twice).
-		retriable := func(err error) bool { return apierrors.IsConflict(err) && o.Change.Filename != "-" }
-		tries, readErr := 0, error(nil)
-		err = kube.OnError(retriable, func() error {
-			if tries++; tries > 1 {
-				if st, readErr = cluster.LoadLive(ctx, cs, o.Namespace, o.Name); readErr != nil {
-					return kube.Stop(readErr)
-				}
-			}
-			var err error
-			desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.Namespace, o.In, o.Now())
-			return err
-		})
-		if readErr != nil {
-			return readErr
-		}
-		if err != nil && drive.IsHeld(st.Deployment) {
-			return fmt.Errorf("deployment %s/%s is held by drive for a change already, and this change cannot be compared with it (%v): run `kubectl rollplan drive deploy/%s` without change flags to continue it", o.Namespace, o.Name, err, o.Name)
-		}
-		if err != nil {
-			return err
-		}
-		printer.PrintWarnings(o.ErrOut, warnings...)
-	}
-	live := o.Terminal()
-	opts := drive.Options{
-		Client: cs, Namespace: o.Namespace, Name: o.Name, Desired: desired,
-		Adopt: o.Adopt, Force: o.Force, Steps: o.Steps, UntilStep: o.UntilStep,
-		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
-		Progress: o.ErrOut, Live: live, Now: o.Now,
-	}
-	if !o.Yes && o.DryRun == cmdutil.DryRunNone {
-		if !live {
-			return errors.New("standard input is not a terminal, so drive cannot ask before each step: pass --yes to drive without asking (--steps or --until-step still hold where you say)")
-		}
-		opts.Confirm = promptStep(o.In, o.ErrOut)
+	opts, err := o.driveOptions(cs, desired)
+	if err != nil {
+		return err
 	}
 	d := drive.New(opts)
 	prep, err := d.Prepare(ctx)
@@ -252,6 +215,67 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return reportDrive(o.Out, o.Target, res)
+}
+
+// desired reads the Deployment and returns it with the change flags applied and
+// server-defaulted (a server-side dry run), nil without change flags (continue a held drive,
+// or adopt the rollout in flight). Warnings (a client-side fallback) go to ErrOut.
+//
+// Errors: the read's; the change's; a change to a Deployment drive holds for another change
+// that cannot be compared with it.
+func (o *DriveOptions) desired(ctx context.Context, cs kubernetes.Interface) (*appsv1.Deployment, error) {
+	st, err := cluster.LoadLive(ctx, cs, o.Namespace, o.Name)
+	if err != nil || !o.Change.Any() {
+		return nil, err
+	}
+	var desired *appsv1.Deployment
+	var warnings []string
+	// A conflict: the controller updated the Deployment's status meanwhile; read it
+	// again (a manifest from standard input cannot be read twice).
+	retriable := func(err error) bool { return apierrors.IsConflict(err) && o.Change.Filename != "-" }
+	tries, readErr := 0, error(nil)
+	err = kube.OnError(retriable, func() error {
+		if tries++; tries > 1 {
+			if st, readErr = cluster.LoadLive(ctx, cs, o.Namespace, o.Name); readErr != nil {
+				return kube.Stop(readErr)
+			}
+		}
+		var err error
+		desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.Namespace, o.In, o.Now())
+		return err
+	})
+	if readErr != nil {
+		return nil, readErr
+	}
+	if err != nil && drive.IsHeld(st.Deployment) {
+		return nil, fmt.Errorf("deployment %s/%s is held by drive for a change already, and this change cannot be compared with it (%v): run `kubectl rollplan drive deploy/%s` without change flags to continue it", o.Namespace, o.Name, err, o.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	printer.PrintWarnings(o.ErrOut, warnings...)
+	return desired, nil
+}
+
+// driveOptions turns the flags into the engine's options: progress on ErrOut (redrawn on a
+// terminal), and a prompt before each step unless --yes or a dry run.
+//
+// Errors: standard input is not a terminal and neither --yes nor --dry-run was given.
+func (o *DriveOptions) driveOptions(cs kubernetes.Interface, desired *appsv1.Deployment) (drive.Options, error) {
+	live := o.Terminal()
+	opts := drive.Options{
+		Client: cs, Namespace: o.Namespace, Name: o.Name, Desired: desired,
+		Adopt: o.Adopt, Force: o.Force, Steps: o.Steps, UntilStep: o.UntilStep,
+		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
+		Progress: o.ErrOut, Live: live, Now: o.Now,
+	}
+	if !o.Yes && o.DryRun == cmdutil.DryRunNone {
+		if !live {
+			return opts, errors.New("standard input is not a terminal, so drive cannot ask before each step: pass --yes to drive without asking (--steps or --until-step still hold where you say)")
+		}
+		opts.Confirm = promptStep(o.In, o.ErrOut)
+	}
+	return opts, nil
 }
 
 func (o *DriveOptions) printPrepared(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
