@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
@@ -49,7 +50,8 @@ func LoadFile(path, namespace, name string) (*State, error) {
 // Errors are one line and start with source: a YAML or JSON syntax error gives the line in
 // the file and the document index; no such Deployment lists the ones the file holds; a target
 // name held only by another kind says which kind; a Deployment of another apiVersion than
-// apps/v1 is refused.
+// apps/v1 is refused, and so is a Deployment or ReplicaSet the API server would not have
+// stored: a negative spec.replicas, an invalid metadata.name or metadata.namespace.
 func LoadReader(r io.Reader, source, namespace, name string) (*State, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -178,6 +180,9 @@ func decodeItem(js []byte, defaultAPIVersion, defaultKind, source, where string)
 		return nil, fmt.Errorf("%s: %s: %s %q has apiVersion %q: rollplan reads apps/v1 (what `kubectl get -o yaml` prints)",
 			source, where, head.Kind, head.Metadata.Name, head.APIVersion)
 	}
+	if err := checkMeta(head.Kind, head.Metadata.Name, head.Metadata.Namespace); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", source, where, err)
+	}
 	if !typed {
 		js = withTypeMeta(js, head.APIVersion, head.Kind)
 	}
@@ -185,15 +190,38 @@ func decodeItem(js []byte, defaultAPIVersion, defaultKind, source, where string)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %s %q: %v", source, where, head.Kind, head.Metadata.Name, err)
 	}
+	var replicas *int32
 	switch t := obj.(type) {
 	case *appsv1.Deployment:
-		o.d = t
+		o.d, replicas = t, t.Spec.Replicas
 	case *appsv1.ReplicaSet:
-		o.rs = t
+		o.rs, replicas = t, t.Spec.Replicas
 	default:
 		return nil, fmt.Errorf("%s: %s: decoded %T for %s %q", source, where, obj, head.Kind, head.Metadata.Name)
 	}
+	if replicas != nil && *replicas < 0 {
+		return nil, fmt.Errorf("%s: %s: %s %q has spec.replicas %d: the API server stores 0 or more; fix the file (it is not what `kubectl get -o yaml` printed)",
+			source, where, head.Kind, head.Metadata.Name, *replicas)
+	}
 	return []object{o}, nil
+}
+
+// checkMeta refuses a Deployment or ReplicaSet whose metadata.name or metadata.namespace the
+// API server would not store (mirrors ValidateObjectMeta's name and namespace checks,
+// k8s.io/apimachinery/pkg/api/validation, v0.36.3). An empty name or namespace passes: the
+// selection rules treat them as wildcards. Names are quoted in the error, so it stays one line.
+func checkMeta(kind, name, namespace string) error {
+	if name != "" {
+		if msgs := apivalidation.NameIsDNSSubdomain(name, false); len(msgs) > 0 {
+			return fmt.Errorf("%s %q: metadata.name is invalid: %s; fix the file", kind, name, strings.Join(msgs, "; "))
+		}
+	}
+	if namespace != "" {
+		if msgs := apivalidation.ValidateNamespaceName(namespace, false); len(msgs) > 0 {
+			return fmt.Errorf("%s %q: metadata.namespace %q is invalid: %s; fix the file", kind, name, namespace, strings.Join(msgs, "; "))
+		}
+	}
+	return nil
 }
 
 // withTypeMeta adds apiVersion and kind to a JSON object that lacks them (an item of a typed

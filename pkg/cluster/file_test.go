@@ -152,6 +152,10 @@ func TestLoadReaderErrors(t *testing.T) {
 		{name: "several and no name", input: toYAML(t, api, d), want: "state.yaml holds 2 Deployments (api, web): name the one to plan, for example deploy/api"},
 		{name: "same name in two namespaces", input: toYAML(t, d, prod), target: "web", want: `state.yaml holds Deployment "web" in several namespaces (default, prod): pass -n/--namespace`},
 		{name: "deployment without selector", input: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\n", want: "state.yaml: deployment default/web has no spec.selector: the API server requires one"},
+		{name: "negative replicas", input: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: -5\n", want: `state.yaml: document 1 (line 1): Deployment "web" has spec.replicas -5: the API server stores 0 or more; fix the file`},
+		{name: "replica set with negative replicas", input: toYAML(t, d) + "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: web-1\nspec:\n  replicas: -1\n", want: `ReplicaSet "web-1" has spec.replicas -1: the API server stores 0 or more`},
+		{name: "replicas out of int32 range", input: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 99999999999\n", want: `state.yaml: document 1 (line 1): Deployment "web": `},
+		{name: "name the API server would refuse", input: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: \"a\\nb\"\n", want: `state.yaml: document 1 (line 1): Deployment "a\nb": metadata.name is invalid: a lowercase RFC 1123 subdomain`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
