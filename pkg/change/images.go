@@ -1,9 +1,10 @@
 package change
 
 import (
-	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,8 +19,9 @@ import (
 // appear in a template). When a name is given twice the last pair wins.
 //
 // Errors (nothing is changed): a pair without '=' or starting with it (`invalid image format:
-// web`), an empty image, "*" together with other pairs, or a container name found nowhere:
-// `unable to find container named "x"` followed by the names that exist. Unlike kubectl,
+// web`; a pair holding a control character such as a newline is quoted), an empty image, "*" together with other pairs, or a container name found nowhere:
+// `unable to find container named "x"` followed by the names that exist (several unknown
+// names: one line, `unable to find containers named "x", "y"`). Unlike kubectl,
 // which still patches the containers it found, SetImages applies nothing when a name is
 // unknown, so a preview never shows half a change.
 //
@@ -32,17 +34,20 @@ func SetImages(d *appsv1.Deployment, pairs []string) (*appsv1.Deployment, error)
 	}
 	out := d.DeepCopy()
 	spec := &out.Spec.Template.Spec
-	var errs []error
+	var unknown []string
 	for _, name := range order {
 		image := images[name]
 		initFound := setImage(spec.InitContainers, name, image)
 		found := setImage(spec.Containers, name, image)
 		if !initFound && !found {
-			errs = append(errs, fmt.Errorf("unable to find container named %q (%s)", name, containerNames(spec)))
+			unknown = append(unknown, strconv.Quote(name))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	switch {
+	case len(unknown) == 1:
+		return nil, fmt.Errorf("unable to find container named %s (%s)", unknown[0], containerNames(spec))
+	case len(unknown) > 1:
+		return nil, fmt.Errorf("unable to find containers named %s (%s)", strings.Join(unknown, ", "), containerNames(spec))
 	}
 	return out, nil
 }
@@ -58,11 +63,11 @@ func parseImagePairs(pairs []string) (images map[string]string, order []string, 
 	for _, p := range pairs {
 		name, image, ok := strings.Cut(p, "=")
 		if !ok || name == "" {
-			invalid = append(invalid, p)
+			invalid = append(invalid, printable(p))
 			continue
 		}
 		if image == "" {
-			return nil, nil, fmt.Errorf("invalid image format: %s: the image is empty", p)
+			return nil, nil, fmt.Errorf("invalid image format: %s: the image is empty", printable(p))
 		}
 		if _, seen := images[name]; !seen {
 			order = append(order, name)
@@ -76,6 +81,16 @@ func parseImagePairs(pairs []string) (images map[string]string, order []string, 
 		return nil, nil, fmt.Errorf("all containers are already specified by *, but saw more than one container_name=container_image pairs")
 	}
 	return images, order, nil
+}
+
+// printable returns s as kubectl prints it in an error, or quoted (Go syntax) when it holds a
+// control character such as a newline, so the error stays one line:
+// printable("web") = web, printable("web\n") = "web\n".
+func printable(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // setImage mirrors setImage in set_image.go: it sets the image of every container named name

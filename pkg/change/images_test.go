@@ -50,9 +50,13 @@ func TestSetImages(t *testing.T) {
 			want: images{Init: []string{"init=busybox:1", "web=migrate:1"}, Containers: []string{"web=nginx:1.18", "side=reg:5000/envoy@sha256:abc=="}}},
 		{name: "unknown container", pairs: []string{"side=envoy:2", "x=nginx"},
 			wantErr: `unable to find container named "x" (containers: web, side; init containers: init, web)`},
+		{name: "several unknown names, one line", pairs: []string{"x=a", "y=b"},
+			wantErr: `unable to find containers named "x", "y" (containers: web, side; init containers: init, web)`},
 		{name: "no pair", pairs: nil, wantErr: "at least one image update is required"},
 		{name: "no equals sign", pairs: []string{"nginx:1.19", "=x"}, wantErr: "invalid image format: nginx:1.19, =x"},
 		{name: "empty image", pairs: []string{"web="}, wantErr: "invalid image format: web=: the image is empty"},
+		{name: "newline in a pair is quoted", pairs: []string{"web\n"}, wantErr: `invalid image format: "web\n"`},
+		{name: "newline before an empty image is quoted", pairs: []string{"we\nb="}, wantErr: `invalid image format: "we\nb=": the image is empty`},
 		{name: "star with others", pairs: []string{"*=a", "web=b"}, wantErr: "all containers are already specified by *, but saw more than one container_name=container_image pairs"},
 	}
 	for _, tc := range tests {
