@@ -11,7 +11,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 DIST_FLAGS = -version $(DIST_VERSION) -commit $(COMMIT) -mtime $(SOURCE_DATE_EPOCH) -go $(GO)
 LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSION) -X github.com/rollplan/kubectl-rollplan/pkg/cmd.commit=$(COMMIT)
 
-.PHONY: all build build-race generate verify-generate verify-tidy test unit conformance e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
+.PHONY: all build build-race generate verify-generate verify-tidy test unit fuzz fuzz-short conformance e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 
 all: build
 
@@ -60,6 +60,25 @@ cluster-binaries: ## etcd, kube-apiserver, kube-controller-manager, kube-schedul
 unit: ## unit tests of the plugin module, with -race
 	$(GO) test -race -count=1 ./...
 
+# Fuzz targets of the input readers (issue 11, "Bad input"): the state file, the -f manifest
+# and the change flags. `go test -fuzz` takes one target per package per run, so they run one
+# after another, FUZZTIME each, with FUZZPARALLEL workers. -fuzzminimizetime is kept short:
+# minimizing each new interesting input for the default 60 s stalls these big binaries. A
+# failing input is written to the package's testdata/fuzz/<target>/: commit it with the fix,
+# and `make unit` (plain go test) replays it from then on.
+FUZZTIME ?= 60s
+FUZZPARALLEL ?= 2
+FUZZ_TARGETS := ./pkg/cluster:FuzzLoadReader ./pkg/change:FuzzFromManifest ./pkg/change:FuzzSetImages ./pkg/cmd:FuzzChangeFlags
+
+fuzz: ## each fuzz target for FUZZTIME (60s), one at a time
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz: $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5x -parallel $(FUZZPARALLEL) "$${t%%:*}"; \
+	done
+
+fuzz-short: ## each fuzz target for 10s (part of make test)
+	$(MAKE) fuzz FUZZTIME=10s FUZZPARALLEL=1
+
 conformance: ## the planner against the real v1.36.3 Deployment controller, run in-process (test/conformance)
 	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
 
@@ -91,7 +110,7 @@ manifest: ## a release step: make dist, and write the top-level plugins.yaml fro
 test-dist: dist cluster-binaries ## the release archives: Krew's rules, reproducibility, Krew-style install, kubectl plugin discovery and completion
 	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
 
-test: verify-generate verify-tidy unit conformance e2e test-dist ## every test: generated code current, modules tidy, unit, conformance against the upstream controller, e2e on the local cluster
+test: verify-generate verify-tidy unit fuzz-short conformance e2e test-dist ## every test: generated code current, modules tidy, unit, 10 s of each fuzz target, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
