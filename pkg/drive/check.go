@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
@@ -84,7 +85,7 @@ func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *
 		}
 		err = d.writeState(ctx, func(s *State) {
 			s.Replicas, s.MaxSurge, s.MaxUnavailable = b.Replicas, b.MaxSurge, b.MaxUnavailable
-		}, kube.TestOp("/metadata/generation", dep.Generation))
+		}, jsonpatch.Test("/metadata/generation", dep.Generation))
 		if errors.Is(err, kube.ErrGuard) {
 			return errReplan
 		}
@@ -95,7 +96,7 @@ func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *
 			d.ref(), s.Replicas, r, b.MaxPods(), b.MinAvailable())
 		d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonReplan, "spec.replicas changed from %d to %d while held: re-planned (at most %d pods, at least %d available)", s.Replicas, r, b.MaxPods(), b.MinAvailable())
 	case dep.Generation != s.Generation:
-		err := d.writeState(ctx, func(*State) {}, kube.TestOp("/metadata/generation", dep.Generation))
+		err := d.writeState(ctx, func(*State) {}, jsonpatch.Test("/metadata/generation", dep.Generation))
 		if errors.Is(err, kube.ErrGuard) {
 			return errReplan
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
@@ -26,16 +27,16 @@ import (
 // nil, that template (an abort restores the previous one). It is guarded by tests of
 // metadata.generation (no spec edit since the driver's last check) and of the annotation's
 // value.
-func handBackOps(dep *appsv1.Deployment, annValue string, s *State, template *corev1.PodTemplateSpec) []kube.Op {
-	ops := []kube.Op{
-		kube.TestOp("/metadata/generation", dep.Generation),
-		kube.TestOp(kube.AnnotationPath(Annotation), annValue),
-		kube.ReplaceOp("/spec/strategy", s.OriginalStrategy),
-		kube.ReplaceOp("/spec/paused", s.OriginalPaused),
-		kube.RemoveOp(kube.AnnotationPath(Annotation)),
+func handBackOps(dep *appsv1.Deployment, annValue string, s *State, template *corev1.PodTemplateSpec) []jsonpatch.Op {
+	ops := []jsonpatch.Op{
+		jsonpatch.Test("/metadata/generation", dep.Generation),
+		jsonpatch.Test(jsonpatch.AnnotationPath(Annotation), annValue),
+		jsonpatch.Replace("/spec/strategy", s.OriginalStrategy),
+		jsonpatch.Replace("/spec/paused", s.OriginalPaused),
+		jsonpatch.Remove(jsonpatch.AnnotationPath(Annotation)),
 	}
 	if template != nil {
-		ops = append(ops, kube.ReplaceOp("/spec/template", template))
+		ops = append(ops, jsonpatch.Replace("/spec/template", template))
 	}
 	return ops
 }
@@ -206,20 +207,20 @@ func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
 func tidyReplicaSets(ctx context.Context, client kubernetes.Interface, rss []*appsv1.ReplicaSet, target string, b *Bounds) error {
 	var errs []error
 	for _, rs := range rss {
-		var ops []kube.Op
+		var ops []jsonpatch.Op
 		if v, ok := rs.Annotations[Annotation]; ok {
-			ops = append(ops, kube.TestOp(kube.AnnotationPath(Annotation), v), kube.RemoveOp(kube.AnnotationPath(Annotation)))
+			ops = append(ops, jsonpatch.Test(jsonpatch.AnnotationPath(Annotation), v), jsonpatch.Remove(jsonpatch.AnnotationPath(Annotation)))
 		}
 		if b != nil && rs.Name == target && replicas(rs) == b.Replicas {
 			desired, maxR := strconv.Itoa(int(b.Replicas)), strconv.Itoa(int(b.MaxPods()))
 			if rs.Annotations[deployutil.DesiredReplicasAnnotation] != desired || rs.Annotations[deployutil.MaxReplicasAnnotation] != maxR {
-				ops = append(ops, kube.TestOp("/spec/replicas", b.Replicas))
+				ops = append(ops, jsonpatch.Test("/spec/replicas", b.Replicas))
 				if rs.Annotations == nil {
-					ops = append(ops, kube.AddOp("/metadata/annotations", map[string]string{}))
+					ops = append(ops, jsonpatch.Add("/metadata/annotations", map[string]string{}))
 				}
 				ops = append(ops,
-					kube.AddOp(kube.AnnotationPath(deployutil.DesiredReplicasAnnotation), desired),
-					kube.AddOp(kube.AnnotationPath(deployutil.MaxReplicasAnnotation), maxR))
+					jsonpatch.Add(jsonpatch.AnnotationPath(deployutil.DesiredReplicasAnnotation), desired),
+					jsonpatch.Add(jsonpatch.AnnotationPath(deployutil.MaxReplicasAnnotation), maxR))
 			}
 		}
 		if len(ops) == 0 {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
@@ -46,7 +47,7 @@ func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
 // writeState rewrites the drive annotation with mutate applied, guarded by a test of the
 // annotation's last known value; the lease is renewed by every write the holder makes.
 // extra operations ride along in the same patch.
-func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...kube.Op) error {
+func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...jsonpatch.Op) error {
 	return d.held.update(func(cur *State, annValue string, dep *appsv1.Deployment) (*State, string, *appsv1.Deployment, error) {
 		next := *cur
 		mutate(&next)
@@ -63,8 +64,8 @@ func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...k
 		if err != nil {
 			return nil, "", nil, err
 		}
-		path := kube.AnnotationPath(Annotation)
-		ops := append([]kube.Op{kube.TestOp(path, annValue), kube.ReplaceOp(path, val)}, extra...)
+		path := jsonpatch.AnnotationPath(Annotation)
+		ops := append([]jsonpatch.Op{jsonpatch.Test(path, annValue), jsonpatch.Replace(path, val)}, extra...)
 		out, err := kube.PatchDeployment(ctx, d.client, dep, ops)
 		if errors.Is(err, kube.ErrGuard) {
 			return nil, "", nil, d.lostHold(ctx, dep, next.PlanID, err)
@@ -189,7 +190,7 @@ func (d *Driver) pendingReplicas(ctx context.Context) error {
 	}
 	err := d.writeState(ctx, func(s *State) {
 		s.PendingReplicas = false
-	}, kube.TestOp("/metadata/generation", dep.Generation), kube.ReplaceOp("/spec/replicas", s.Replicas))
+	}, jsonpatch.Test("/metadata/generation", dep.Generation), jsonpatch.Replace("/spec/replicas", s.Replicas))
 	if errors.Is(err, kube.ErrGuard) {
 		return errReplan
 	}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
@@ -97,11 +98,11 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 	if err := d.leaseOK(); err != nil {
 		return nil, err
 	}
-	var extra []kube.Op
+	var extra []jsonpatch.Op
 	if _, ok := rs.Annotations[deployutil.DesiredReplicasAnnotation]; ok && rs.Name == d.targetName() && to > from {
 		// A desired-replicas annotation on the target would let the paused controller see
 		// it saturated (IsSaturated) and scale the others to 0 before drive does.
-		extra = append(extra, kube.RemoveOp(kube.AnnotationPath(deployutil.DesiredReplicasAnnotation)))
+		extra = append(extra, jsonpatch.Remove(jsonpatch.AnnotationPath(deployutil.DesiredReplicasAnnotation)))
 	}
 	out, err := kube.ScaleReplicaSet(ctx, d.client, rs, from, to, extra...)
 	if errors.Is(err, kube.ErrGuard) {

@@ -4,37 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
 )
-
-// Op is one RFC 6902 JSON patch operation.
-type Op struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value,omitempty"`
-}
-
-// TestOp, ReplaceOp, AddOp and RemoveOp build JSON patch operations. A test of a value
-// that is JSON null is not possible with omitempty; rollplan never needs one.
-func TestOp(path string, v any) Op    { return Op{Op: "test", Path: path, Value: v} }
-func ReplaceOp(path string, v any) Op { return Op{Op: "replace", Path: path, Value: v} }
-func AddOp(path string, v any) Op     { return Op{Op: "add", Path: path, Value: v} }
-func RemoveOp(path string) Op         { return Op{Op: "remove", Path: path} }
-
-// AnnotationPath is the JSON pointer of annotation key (RFC 6901 escaping: "~" is "~0", "/"
-// is "~1"): "/metadata/annotations/deployment.kubernetes.io~1revision".
-func AnnotationPath(key string) string {
-	return "/metadata/annotations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
-}
 
 // PatchDeployment applies the JSON patch ops to d (by namespace and name) as FieldManager
 // and returns the Deployment the server stored. A failed `test` operation or a conflict is
 // an error matching ErrGuard: nothing was written.
-func PatchDeployment(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment, ops []Op) (*appsv1.Deployment, error) {
+func PatchDeployment(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment, ops []jsonpatch.Op) (*appsv1.Deployment, error) {
 	body, err := json.Marshal(ops)
 	if err != nil {
 		return nil, err
@@ -51,11 +32,11 @@ func PatchDeployment(ctx context.Context, client kubernetes.Interface, d *appsv1
 // (for example removing the desired-replicas annotation). A ReplicaSet whose replicas are
 // not from any more (someone else scaled it) or that was replaced gives an error matching
 // ErrGuard, and is not written.
-func ScaleReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSet, from, to int32, extra ...Op) (*appsv1.ReplicaSet, error) {
-	ops := []Op{
-		TestOp("/metadata/uid", string(rs.UID)),
-		TestOp("/spec/replicas", from),
-		ReplaceOp("/spec/replicas", to),
+func ScaleReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSet, from, to int32, extra ...jsonpatch.Op) (*appsv1.ReplicaSet, error) {
+	ops := []jsonpatch.Op{
+		jsonpatch.Test("/metadata/uid", string(rs.UID)),
+		jsonpatch.Test("/spec/replicas", from),
+		jsonpatch.Replace("/spec/replicas", to),
 	}
 	ops = append(ops, extra...)
 	body, err := json.Marshal(ops)
@@ -71,7 +52,7 @@ func ScaleReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv
 
 // PatchReplicaSet applies the JSON patch ops to rs as FieldManager. A failed test or a
 // conflict is an error matching ErrGuard.
-func PatchReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSet, ops []Op) error {
+func PatchReplicaSet(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSet, ops []jsonpatch.Op) error {
 	body, err := json.Marshal(ops)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
 )
 
 // apiServer makes cs answer a JSON patch it cannot apply (a failed test) as the API server
@@ -36,15 +37,6 @@ func apiServer(cs *fake.Clientset) *[]k8stesting.PatchAction {
 	return &sent
 }
 
-func TestAnnotationPath(t *testing.T) {
-	if got, want := AnnotationPath("deployment.kubernetes.io/revision"), "/metadata/annotations/deployment.kubernetes.io~1revision"; got != want {
-		t.Errorf("AnnotationPath = %q, want %q", got, want)
-	}
-	if got, want := AnnotationPath("a~b"), "/metadata/annotations/a~0b"; got != want {
-		t.Errorf("AnnotationPath = %q, want %q", got, want)
-	}
-}
-
 func TestPatchDeploymentGuard(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -59,7 +51,7 @@ func TestPatchDeploymentGuard(t *testing.T) {
 			d.Annotations = map[string]string{"team": "a"}
 			cs := fake.NewClientset(d)
 			sent := apiServer(cs)
-			ops := []Op{TestOp(AnnotationPath("team"), tc.test), ReplaceOp(AnnotationPath("team"), "c")}
+			ops := []jsonpatch.Op{jsonpatch.Test(jsonpatch.AnnotationPath("team"), tc.test), jsonpatch.Replace(jsonpatch.AnnotationPath("team"), "c")}
 			out, err := PatchDeployment(t.Context(), cs, d, ops)
 			if tc.wantErr != errors.Is(err, ErrGuard) || tc.wantErr != (Classify(err) == ClassGuard) {
 				t.Fatalf("err %v (class %q), want ErrGuard %v", err, Classify(err), tc.wantErr)

@@ -3,19 +3,11 @@ package reload
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-)
 
-// op is one RFC 6902 operation, marshalled as pkg/kube's Op is ({"op","path","value"}).
-// pkg/kube's type is not imported: it would link client-go's clientset into this pure
-// package.
-type op struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value,omitempty"`
-}
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
+)
 
 const templateAnnotations = "/spec/template/metadata/annotations"
 
@@ -48,25 +40,19 @@ func RestartPatch(dep *appsv1.Deployment, checksums map[string]string) ([]byte, 
 		return nil, fmt.Errorf("restart patch for deployment %s/%s: metadata.uid or metadata.generation unset: read the deployment from the API server", dep.Namespace, dep.Name)
 	}
 	value := EncodeChecksums(checksums)
-	path := templateAnnotations + "/" + escapePointer(ChecksumsAnnotation)
-	ops := []op{
-		{Op: "test", Path: "/metadata/uid", Value: string(dep.UID)},
-		{Op: "test", Path: "/metadata/generation", Value: dep.Generation},
+	path := templateAnnotations + "/" + jsonpatch.EscapeToken(ChecksumsAnnotation)
+	ops := []jsonpatch.Op{
+		jsonpatch.Test("/metadata/uid", string(dep.UID)),
+		jsonpatch.Test("/metadata/generation", dep.Generation),
 	}
 	current, has := dep.Spec.Template.Annotations[ChecksumsAnnotation]
 	switch {
 	case has:
-		ops = append(ops, op{Op: "test", Path: path, Value: current}, op{Op: "replace", Path: path, Value: value})
+		ops = append(ops, jsonpatch.Test(path, current), jsonpatch.Replace(path, value))
 	case dep.Spec.Template.Annotations == nil:
-		ops = append(ops, op{Op: "add", Path: templateAnnotations, Value: map[string]string{ChecksumsAnnotation: value}})
+		ops = append(ops, jsonpatch.Add(templateAnnotations, map[string]string{ChecksumsAnnotation: value}))
 	default:
-		ops = append(ops, op{Op: "add", Path: path, Value: value})
+		ops = append(ops, jsonpatch.Add(path, value))
 	}
 	return json.Marshal(ops)
-}
-
-// escapePointer escapes a JSON pointer token (RFC 6901: "~" is "~0", "/" is "~1"), as
-// pkg/kube's AnnotationPath does.
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }

@@ -11,6 +11,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/kubectl/pkg/scheme"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
 )
 
 // Patch is a patch for a Deployment, as kubectl would send it, and the guarded form rollplan
@@ -63,9 +65,7 @@ func GuardJSONPatch(patch []byte, resourceVersion string) ([]byte, error) {
 	if len(patch) < 2 || patch[0] != '[' || patch[len(patch)-1] != ']' {
 		return nil, fmt.Errorf("guard patch: not a JSON patch array: %.40q", patch)
 	}
-	test, err := utiljson.Marshal(map[string]interface{}{
-		"op": "test", "path": "/metadata/resourceVersion", "value": resourceVersion,
-	})
+	test, err := utiljson.Marshal(jsonpatch.Test("/metadata/resourceVersion", resourceVersion))
 	if err != nil {
 		return nil, err
 	}
