@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -39,33 +38,4 @@ func DeploymentNames(ctx context.Context, client kubernetes.Interface, ns string
 		names = append(names, d.Name)
 	}
 	return names, nil
-}
-
-// LoadOwned reads Deployment ns/name (one GET) and the ReplicaSets its selector matches whose
-// controller ownerReference is the Deployment (one LIST), in the API server's order. Unlike
-// LoadLive it leaves out orphans the controller would adopt: these are the ReplicaSets
-// `kubectl rollout history` lists as revisions today.
-//
-// Errors: the GET's or LIST's, wrapped with the object; an invalid selector.
-func LoadOwned(ctx context.Context, client kubernetes.Interface, ns, name string) (*appsv1.Deployment, []*appsv1.ReplicaSet, error) {
-	d, err := client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("get deployment %s/%s: %w", ns, name, err)
-	}
-	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil {
-		return nil, nil, fmt.Errorf("deployment %s/%s has an invalid selector: %w", ns, name, err)
-	}
-	list, err := client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-	if err != nil {
-		return nil, nil, fmt.Errorf("list replicasets of deployment %s/%s: %w", ns, name, err)
-	}
-	var owned []*appsv1.ReplicaSet
-	for i := range list.Items {
-		rs := &list.Items[i]
-		if owner := metav1.GetControllerOf(rs); owner != nil && owner.UID == d.UID {
-			owned = append(owned, rs)
-		}
-	}
-	return d, owned, nil
 }

@@ -314,14 +314,14 @@ func CompleteDeploymentNames(ctx context.Context, client kubernetes.Interface, n
 
 // CompleteRevisions returns the revisions of Deployment ns/name that start with toComplete,
 // newest first, as "REVISION<TAB>IMAGES", "(current)" marking the revision of the Deployment's
-// own revision annotation. The ReplicaSets are those the Deployment's selector matches and whose
-// controller owner reference is the Deployment, as the controller finds them (one GET, one
-// LIST). ReplicaSets without a numeric revision annotation are skipped.
+// own revision annotation. The ReplicaSets are those the Deployment already controls
+// (cluster.LoadLive, then State.Owned: one GET, one LIST; orphans are left out). ReplicaSets without a numeric revision annotation are skipped.
 func CompleteRevisions(ctx context.Context, client kubernetes.Interface, ns, name, toComplete string) ([]string, error) {
-	d, owned, err := cluster.LoadOwned(ctx, client, ns, name)
+	state, err := cluster.LoadLive(ctx, client, ns, name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("get deployment %s/%s and its replicasets: %w", ns, name, err)
 	}
+	d, owned := state.Deployment, state.Owned()
 	type rev struct {
 		n      int64
 		images string
