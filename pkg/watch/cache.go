@@ -6,7 +6,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -171,19 +170,6 @@ func (c *Cache) ReplicaSet(name string) *appsv1.ReplicaSet {
 		return nil
 	}
 	return rs
-}
-
-// Pod returns the cached pod called name, nil if absent or pods are not watched.
-func (c *Cache) Pod(name string) *corev1.Pod {
-	l := c.Pods()
-	if l == nil {
-		return nil
-	}
-	p, err := l.Get(name)
-	if err != nil {
-		return nil
-	}
-	return p
 }
 
 // Wait evaluates cond now and on every change of a watched object (and about once a
