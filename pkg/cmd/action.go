@@ -91,11 +91,7 @@ func (o *ActionOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
-	state, err := cluster.LoadLive(ctx, client, o.Namespace, o.Name)
+	client, state, err := o.load(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -62,6 +63,20 @@ type Target struct {
 	target.Ref
 	// Client returns the clientset (built lazily, so that offline commands need no kubeconfig).
 	Client func() (kubernetes.Interface, error)
+}
+
+// load returns the client and the live state of the Deployment (cluster.LoadLive: one GET,
+// one LIST). Errors: the client's, or LoadLive's (one line naming the object).
+func (t *Target) load(ctx context.Context) (kubernetes.Interface, *cluster.State, error) {
+	client, err := t.Client()
+	if err != nil {
+		return nil, nil, err
+	}
+	state, err := cluster.LoadLive(ctx, client, t.Namespace, t.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return client, state, nil
 }
 
 // complete resolves args ("deploy/NAME", "NAME" or "deployment NAME", see target.ParseArgs),

@@ -399,11 +399,7 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cs, err := o.Client()
-	if err != nil {
-		return err
-	}
-	st, err := cluster.LoadLive(ctx, cs, o.Namespace, o.Name)
+	_, st, err := o.load(ctx)
 	if err != nil {
 		return err
 	}

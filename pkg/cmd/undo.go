@@ -116,11 +116,7 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
-	state, err := cluster.LoadLive(ctx, client, o.Namespace, o.Name)
+	client, state, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
