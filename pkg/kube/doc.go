@@ -4,7 +4,7 @@
 // It holds:
 //   - the field manager every write is recorded under (FieldManager) and the write options
 //     (Options: field manager, server-side dry run);
-//   - guarded writes: JSON patches built from Op values whose `test` operations hold the
+//   - guarded writes: JSON patches built from pkg/jsonpatch operations whose `test` operations hold the
 //     object to what was read (PatchDeployment, PatchReplicaSet, ScaleReplicaSet), and
 //     patches held to a resourceVersion, renewed when only the status moved
 //     (PatchDeploymentGuarded); updates held by their resourceVersion (UpdateDeployment) and
