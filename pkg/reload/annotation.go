@@ -14,6 +14,13 @@ import (
 // each reference's AnnotationKey ("configmap/NAME", "secret/NAME") to its checksum.
 const ChecksumsAnnotation = "rollplan.dev/config-checksums"
 
+// AdoptedAnnotation is the Deployment annotation (its metadata, not its pod template) that
+// `reload --adopt` writes: the checksums the running pods are taken to see, in
+// ChecksumsAnnotation's format, recorded without a restart (a template change would roll
+// out new pods). Decide reads it only when the template has no ChecksumsAnnotation: the
+// first restart writes the template annotation, which then wins.
+const AdoptedAnnotation = "rollplan.dev/adopted-config-checksums"
+
 // Opt-in annotations on a Deployment (its metadata, not its pod template), with the value
 // each needs.
 const (
@@ -52,21 +59,26 @@ func EncodeChecksums(checksums map[string]string) string {
 // a JSON object of strings, a key that is not "configmap/NAME" or "secret/NAME", or an
 // empty checksum.
 func DecodeChecksums(value string) (map[string]string, error) {
+	return decodeChecksums(ChecksumsAnnotation, value)
+}
+
+// decodeChecksums is DecodeChecksums with errors naming annotation.
+func decodeChecksums(annotation, value string) (map[string]string, error) {
 	var m map[string]string
 	if err := json.Unmarshal([]byte(value), &m); err != nil {
-		return nil, fmt.Errorf("annotation %s: not a JSON object of strings: %w", ChecksumsAnnotation, err)
+		return nil, fmt.Errorf("annotation %s: not a JSON object of strings: %w", annotation, err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("annotation %s: null, want a JSON object", ChecksumsAnnotation)
+		return nil, fmt.Errorf("annotation %s: null, want a JSON object", annotation)
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		kind, name, ok := strings.Cut(k, "/")
 		if !ok || name == "" || (kind != "configmap" && kind != "secret") {
-			return nil, fmt.Errorf("annotation %s: key %q is not configmap/NAME or secret/NAME", ChecksumsAnnotation, k)
+			return nil, fmt.Errorf("annotation %s: key %q is not configmap/NAME or secret/NAME", annotation, k)
 		}
 		if v == "" {
-			return nil, fmt.Errorf("annotation %s: key %q has an empty checksum", ChecksumsAnnotation, k)
+			return nil, fmt.Errorf("annotation %s: key %q has an empty checksum", annotation, k)
 		}
 	}
 	return m, nil

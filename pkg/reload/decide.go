@@ -62,12 +62,40 @@ type Decision struct {
 	// Refusal is non-nil (matching ErrMissingReference) when a non-optional reference is
 	// missing: the new pods would not start, so nothing may be written.
 	Refusal error
-	// AnnotationErr is non-nil when ChecksumsAnnotation is present but malformed; every
-	// reference is then Unrecorded and a restart rewrites it.
+	// AnnotationErr is non-nil when the annotation RecordedIn names (ChecksumsAnnotation, or
+	// AdoptedAnnotation) is present but malformed; every reference is then Unrecorded and a
+	// restart rewrites it.
 	AnnotationErr error
 	// Checksums is the ChecksumsAnnotation a restart writes (EncodeChecksums of it), every
 	// reference's current checksum; nil when refused.
 	Checksums map[string]string
+	// RecordedIn says where the recorded checksums were read: RecordedInTemplate,
+	// RecordedByAdopt, or RecordedNowhere (first sight).
+	RecordedIn Record
+}
+
+// Record is where a Deployment's recorded checksums live.
+type Record string
+
+// Where recorded checksums are read from, in Decide's order.
+const (
+	// RecordedInTemplate: the pod template's ChecksumsAnnotation (a restart wrote it).
+	RecordedInTemplate Record = "template"
+	// RecordedByAdopt: the Deployment's AdoptedAnnotation (`reload --adopt` wrote it).
+	RecordedByAdopt Record = "adopted"
+	// RecordedNowhere: neither annotation: first sight.
+	RecordedNowhere Record = ""
+)
+
+// FirstSight reports whether some reference is Unrecorded (no checksum recorded for it):
+// staleness can then only be judged from evidence (see AssessFirstSight).
+func (d Decision) FirstSight() bool {
+	for _, s := range d.Refs {
+		if s.State == Unrecorded {
+			return true
+		}
+	}
+	return false
 }
 
 // AbsentChecksum is the recorded checksum of an optional object that did not exist: its
@@ -88,7 +116,8 @@ func (d Decision) Refused() bool { return d.Refusal != nil }
 
 // Decide compares the current checksum of every reference of dep's pod template, computed
 // from objects (keyed by ObjectKey in dep's namespace; an absent key is a missing object),
-// with the checksums its ChecksumsAnnotation recorded at the last restart. XING's
+// with the checksums its ChecksumsAnnotation recorded at the last restart (or, without it,
+// those AdoptedAnnotation recorded on the Deployment by `reload --adopt`). XING's
 // kubernetes-deployment-restart-controller keeps its checksums on the Deployment the same
 // way, so a decision needs no memory of earlier events: a watcher started after a change
 // finds the Deployment stale. Unlike Stakater Reloader and XING, only the keys a pod sees
@@ -100,7 +129,11 @@ func Decide(dep *appsv1.Deployment, objects map[ObjectKey]Object) Decision {
 	d := Decision{Deployment: dep.Namespace + "/" + dep.Name, Checksums: map[string]string{}}
 	var recorded map[string]string
 	if v, ok := dep.Spec.Template.Annotations[ChecksumsAnnotation]; ok {
+		d.RecordedIn = RecordedInTemplate
 		recorded, d.AnnotationErr = DecodeChecksums(v)
+	} else if v, ok := dep.Annotations[AdoptedAnnotation]; ok {
+		d.RecordedIn = RecordedByAdopt
+		recorded, d.AnnotationErr = decodeChecksums(AdoptedAnnotation, v)
 	}
 	var missing []string
 	for _, ref := range References(&dep.Spec.Template) {
@@ -154,10 +187,18 @@ func (d Decision) String() string {
 		b.WriteString(": not stale")
 	}
 	if d.AnnotationErr != nil {
-		b.WriteString(" (malformed " + ChecksumsAnnotation + ")")
+		b.WriteString(" (malformed " + d.recordAnnotation() + ")")
 	}
 	for _, s := range d.Refs {
 		fmt.Fprintf(&b, "; %s: %s", s.Ref, s.State)
 	}
 	return b.String()
+}
+
+// recordAnnotation names the annotation RecordedIn reads.
+func (d Decision) recordAnnotation() string {
+	if d.RecordedIn == RecordedByAdopt {
+		return AdoptedAnnotation
+	}
+	return ChecksumsAnnotation
 }

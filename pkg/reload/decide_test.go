@@ -260,3 +260,32 @@ func TestSecretValueNeverShown(t *testing.T) {
 		})
 	}
 }
+
+func TestDecideAdopted(t *testing.T) {
+	adopt := func(dep *appsv1.Deployment, objects map[ObjectKey]Object) *appsv1.Deployment {
+		out := dep.DeepCopy()
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[AdoptedAnnotation] = Decide(dep, objects).Annotation()
+		return out
+	}
+	adopted := adopt(webDeployment(), baseObjects())
+	if d := Decide(adopted, baseObjects()); d.RecordedIn != RecordedByAdopt || d.Stale || d.FirstSight() {
+		t.Errorf("adopted, unchanged: %s (recorded in %q)", d, d.RecordedIn)
+	}
+	changed := with(baseObjects(), cmObject("app", map[string]string{"A": "2"}))
+	if d := Decide(adopted, changed); !d.Stale || d.Refs[0].State != Changed {
+		t.Errorf("adopted, then a seen key changed: %s", d)
+	}
+	// After a restart, the template annotation wins over a stale adopted record.
+	restarted := recorded(t, adopted, changed)
+	if d := Decide(restarted, changed); d.RecordedIn != RecordedInTemplate || d.Stale {
+		t.Errorf("restarted after adopt: %s (recorded in %q)", d, d.RecordedIn)
+	}
+	bad := webDeployment()
+	bad.Annotations = map[string]string{AdoptedAnnotation: "{"}
+	if d := Decide(bad, baseObjects()); d.AnnotationErr == nil || !strings.Contains(d.AnnotationErr.Error(), AdoptedAnnotation) || !strings.Contains(d.String(), "malformed "+AdoptedAnnotation) {
+		t.Errorf("malformed adopted annotation: %v / %s", d.AnnotationErr, d)
+	}
+}

@@ -23,14 +23,20 @@
 //     non-optional object is missing (the new pods would not start); the new annotation.
 //   - Opt-in (OptedIn): rollplan.dev/reload, and Stakater Reloader's and XING's annotations.
 //   - RestartPatch: an RFC 6902 JSON patch setting only that annotation, guarded by tests of
-//     the Deployment's uid, generation and current annotation value.
+//     the Deployment's uid, generation and current annotation value; Restarted, the
+//     Deployment it leaves (what the planner simulates).
+//   - Adoption: AdoptPatch records the checksums in the Deployment's own annotation
+//     rollplan.dev/adopted-config-checksums without restarting; Decide reads it when the
+//     template has no record.
+//   - First sight (AssessFirstSight): with nothing recorded, a reference whose data was last
+//     written (LastDataWrite of its managedFields) after the oldest pod of the current
+//     ReplicaSet was created makes the Deployment "possibly stale since T", with that
+//     evidence.
+//   - ConfigChanges: which references changed between two revisions' templates (history's
+//     CONFIG column); ChangesFor: whether a Deployment's pods would see an object's change
+//     (preview of a ConfigMap or Secret manifest).
 //
-// Not modelled yet (issue 9's later parts): the `kubectl rollplan reload` command and
-// `preview -f configmap.yaml`; first sight evidence ("possibly stale since T" from the
-// config's managedFields beside the pods' creation) and `--adopt`; the restart's rollout
-// plan (the planner, as preview); pacing across Deployments (`--max-concurrent`, `--drive`);
-// the watch mode (informers with a checksum transform, the grace period compacting bursts,
-// Events, leader election, metrics); the README's GitOps notes and the CONFIG column of
-// history. Per-reference origin (which container or volume) is not kept: a refusal names
-// the object, not the container.
+// Not modelled here: reads, writes, pacing and the command (pkg/cmd/reload.go, pkg/cluster,
+// pkg/kube); the watch mode. Per-reference origin (which container or volume) is not kept:
+// a refusal names the object, not the container.
 package reload

@@ -56,3 +56,42 @@ func RestartPatch(dep *appsv1.Deployment, checksums map[string]string) ([]byte, 
 	}
 	return json.Marshal(ops)
 }
+
+// AdoptPatch returns the RFC 6902 JSON patch that records checksums (normally
+// Decision.Checksums) as the Deployment's AdoptedAnnotation, in its metadata: `reload
+// --adopt` takes the running pods to see the current content without restarting them (a
+// pod template change would). Guards: test /metadata/uid and /metadata/resourceVersion
+// (a metadata write does not bump the generation, so only the resourceVersion proves the
+// annotations are as read; pkg/kube renews it when only the status moved), then add or
+// replace the annotation (the whole annotations map when dep has none).
+//
+// Errors: nil dep, checksums nil (a refused Decision), or dep without a UID or
+// resourceVersion (not read from the API server).
+func AdoptPatch(dep *appsv1.Deployment, checksums map[string]string) ([]byte, error) {
+	if dep == nil {
+		return nil, fmt.Errorf("adopt patch: no deployment")
+	}
+	if checksums == nil {
+		return nil, fmt.Errorf("adopt patch for deployment %s/%s: no checksums (a refused decision records nothing)", dep.Namespace, dep.Name)
+	}
+	if dep.UID == "" || dep.ResourceVersion == "" {
+		return nil, fmt.Errorf("adopt patch for deployment %s/%s: metadata.uid or metadata.resourceVersion unset: read the deployment from the API server", dep.Namespace, dep.Name)
+	}
+	return AdoptPatchAt(dep, checksums, dep.ResourceVersion)
+}
+
+// AdoptPatchAt is AdoptPatch guarded by resourceVersion rv instead of dep's (for
+// kube.GuardedPatch.Renew).
+func AdoptPatchAt(dep *appsv1.Deployment, checksums map[string]string, rv string) ([]byte, error) {
+	value := EncodeChecksums(checksums)
+	ops := []jsonpatch.Op{
+		jsonpatch.Test("/metadata/uid", string(dep.UID)),
+		jsonpatch.Test("/metadata/resourceVersion", rv),
+	}
+	if dep.Annotations == nil {
+		ops = append(ops, jsonpatch.Add("/metadata/annotations", map[string]string{AdoptedAnnotation: value}))
+	} else {
+		ops = append(ops, jsonpatch.Add("/metadata/annotations/"+jsonpatch.EscapeToken(AdoptedAnnotation), value))
+	}
+	return json.Marshal(ops)
+}

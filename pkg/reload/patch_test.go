@@ -150,3 +150,47 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+func TestAdoptPatch(t *testing.T) {
+	sums := map[string]string{"configmap/app": "c1"}
+	dep := testutil.Deployment("web").ResourceVersion("7").Annotation("team", "a").Build()
+	patch, err := AdoptPatch(dep, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := applyPatch(t, dep, patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Annotations[AdoptedAnnotation] != `{"configmap/app":"c1"}` || got.Annotations["team"] != "a" {
+		t.Errorf("annotations after adopt = %v", got.Annotations)
+	}
+	if diff := cmp.Diff(dep.Spec, got.Spec); diff != "" {
+		t.Errorf("adopt changed the spec (a restart):\n%s", diff)
+	}
+	if d := Decide(got, nil); d.RecordedIn != RecordedByAdopt {
+		t.Errorf("RecordedIn = %q after adopt", d.RecordedIn)
+	}
+	moved := dep.DeepCopy()
+	moved.ResourceVersion = "8"
+	if _, err := applyPatch(t, moved, patch); err == nil {
+		t.Error("adopt patch applied to a Deployment whose resourceVersion moved on")
+	}
+	bare := testutil.Deployment("web").ResourceVersion("7").Build()
+	bare.Annotations = nil
+	patch, err = AdoptPatch(bare, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := applyPatch(t, bare, patch); err != nil || got.Annotations[AdoptedAnnotation] == "" {
+		t.Errorf("adopt on a Deployment without annotations: %v, %v", got, err)
+	}
+	for name, d := range map[string]*appsv1.Deployment{"nil": nil, "unread": testutil.Deployment("web").Undefaulted().Build()} {
+		if _, err := AdoptPatch(d, sums); err == nil {
+			t.Errorf("%s: AdoptPatch accepted it", name)
+		}
+	}
+	if _, err := AdoptPatch(dep, nil); err == nil {
+		t.Error("AdoptPatch accepted nil checksums")
+	}
+}
