@@ -3,6 +3,7 @@ package reload
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -62,9 +63,9 @@ type Decision struct {
 	// Refusal is non-nil (matching ErrMissingReference) when a non-optional reference is
 	// missing: the new pods would not start, so nothing may be written.
 	Refusal error
-	// AnnotationErr is non-nil when the annotation RecordedIn names (ChecksumsAnnotation, or
-	// AdoptedAnnotation) is present but malformed; every reference is then Unrecorded and a
-	// restart rewrites it.
+	// AnnotationErr is non-nil when ChecksumsAnnotation or AdoptedAnnotation is present but
+	// malformed; its checksums are not used (the references it would record are Unrecorded)
+	// and a restart rewrites the template's.
 	AnnotationErr error
 	// Checksums is the ChecksumsAnnotation a restart writes (EncodeChecksums of it), every
 	// reference's current checksum; nil when refused.
@@ -127,14 +128,7 @@ func Decide(dep *appsv1.Deployment, objects map[ObjectKey]Object) Decision {
 		return Decision{}
 	}
 	d := Decision{Deployment: dep.Namespace + "/" + dep.Name, Checksums: map[string]string{}}
-	var recorded map[string]string
-	if v, ok := dep.Spec.Template.Annotations[ChecksumsAnnotation]; ok {
-		d.RecordedIn = RecordedInTemplate
-		recorded, d.AnnotationErr = DecodeChecksums(v)
-	} else if v, ok := dep.Annotations[AdoptedAnnotation]; ok {
-		d.RecordedIn = RecordedByAdopt
-		recorded, d.AnnotationErr = decodeChecksums(AdoptedAnnotation, v)
-	}
+	recorded := d.recorded(dep)
 	var missing []string
 	for _, ref := range References(&dep.Spec.Template) {
 		s := RefStatus{Ref: ref, Recorded: recorded[ref.AnnotationKey()]}
@@ -163,6 +157,31 @@ func Decide(dep *appsv1.Deployment, objects map[ObjectKey]Object) Decision {
 		d.Checksums = nil
 	}
 	return d
+}
+
+// recorded returns the checksums recorded for dep, per key: the template's
+// ChecksumsAnnotation, and for a key it lacks the Deployment's AdoptedAnnotation (a
+// reference adopted after the last restart). It sets RecordedIn and AnnotationErr.
+func (d *Decision) recorded(dep *appsv1.Deployment) map[string]string {
+	tmpl, hasTmpl := dep.Spec.Template.Annotations[ChecksumsAnnotation]
+	adopted, hasAdopted := dep.Annotations[AdoptedAnnotation]
+	out := map[string]string{}
+	if hasAdopted {
+		d.RecordedIn = RecordedByAdopt
+		m, err := decodeChecksums(AdoptedAnnotation, adopted)
+		d.AnnotationErr = err
+		maps.Copy(out, m)
+	}
+	if hasTmpl {
+		d.RecordedIn = RecordedInTemplate
+		m, err := DecodeChecksums(tmpl)
+		if err != nil {
+			d.AnnotationErr = err
+			return map[string]string{}
+		}
+		maps.Copy(out, m)
+	}
+	return out
 }
 
 // refusal names the missing objects and what to do.

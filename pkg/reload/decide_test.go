@@ -289,3 +289,15 @@ func TestDecideAdopted(t *testing.T) {
 		t.Errorf("malformed adopted annotation: %v / %s", d.AnnotationErr, d)
 	}
 }
+
+func TestDecideAdoptedFillsKeysTheTemplateLacks(t *testing.T) {
+	// Restarted with only configmap/app recorded, then secret/db and configmap/extra adopted.
+	dep := webDeployment()
+	all := Decide(dep, baseObjects()).Checksums
+	dep.Spec.Template.Annotations = map[string]string{ChecksumsAnnotation: EncodeChecksums(map[string]string{"configmap/app": all["configmap/app"]})}
+	dep.Annotations = map[string]string{AdoptedAnnotation: EncodeChecksums(map[string]string{"secret/db": all["secret/db"], "configmap/extra": all["configmap/extra"], "configmap/app": "old"})}
+	d := Decide(dep, baseObjects())
+	if d.RecordedIn != RecordedInTemplate || d.Stale || d.FirstSight() {
+		t.Errorf("template plus adopted keys: %s (recorded in %q); want every reference current, the template's app winning over the adopted one", d, d.RecordedIn)
+	}
+}
