@@ -18,6 +18,10 @@ func (s *simulation) run() error {
 		}
 		guard = int(8*(pods+int64(s.replicas)+int64(s.st.MaxSurge))) + 1000
 	}
+	if s.timed != nil {
+		// Every pod change is a sync of its own: up to two per pod (Ready, available).
+		return s.runTimed(3*guard + 1000)
+	}
 	for {
 		if s.sync >= guard {
 			return ErrNoFixedPoint
@@ -166,20 +170,33 @@ func availableCount(rss []*replicaSet) int32 {
 func (s *simulation) syncDeployment() {
 	// Every path starts with getAllReplicaSetsAndSyncRevision, which updates an existing new
 	// ReplicaSet's annotations (a write, not a step).
-	if s.annotationSync && s.existingNewRS() != nil {
+	found := s.existingNewRS() != nil
+	if s.annotationSync && found {
 		s.annotationSync = false
 		s.newRS.revision = s.plan.NewReplicaSet.Revision
 		s.wrote = true
+		found = false
+	}
+	if s.timed != nil {
+		s.timed.progress.checkPausedConditions(s.d.Spec.Paused, s.timed.now)
 	}
 	if s.d.Spec.Paused || s.isScalingEvent() {
 		s.syncScale()
+		if s.timed != nil {
+			s.observeStatus(false, false, found)
+		}
 		return
 	}
+	s.createdNow, s.collided = false, false
 	if s.st.Type == appsv1.RecreateDeploymentStrategyType {
 		s.rolloutRecreate()
-		return
+	} else {
+		s.rolloutRolling()
 	}
-	s.rolloutRolling()
+	// A hash collision ends the sync with an error, before syncRolloutStatus.
+	if s.timed != nil && !s.collided {
+		s.observeStatus(true, s.createdNow, found)
+	}
 }
 
 // isScalingEvent: some active ReplicaSet's desired-replicas annotation differs from
@@ -411,6 +428,7 @@ func (s *simulation) addStep(rs *replicaSet, from, to int32, create bool, why De
 		Decision:   why,
 		Wait:       wait,
 		Sync:       s.sync,
+		At:         s.now(),
 		Replicas:   replicas,
 		Total:      total,
 		Available:  s.availableAfterWrite(),

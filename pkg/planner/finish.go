@@ -76,18 +76,10 @@ func (s *simulation) cleanupInFirstSync() {
 	}
 }
 
-// isComplete mirrors deploymentutil.DeploymentComplete on the status the ReplicaSets give.
+// isComplete is the controller's own verdict on the status the ReplicaSets give at the end:
+// DeploymentComplete(calculateStatus(...)) (observedGeneration is current after a sync).
 func (s *simulation) isComplete() bool {
-	newRS := s.existingNewRS()
-	if newRS == nil {
-		return false
-	}
-	var statusReplicas, available int32
-	for _, rs := range s.live() {
-		statusReplicas += rs.statusReplicas
-		available += rs.available
-	}
-	return newRS.statusReplicas == s.replicas && statusReplicas == s.replicas && available == s.replicas
+	return s.deploymentComplete(s.calculateStatus())
 }
 
 // finish computes the outcome, the final state and the cleanup forecast.
@@ -95,6 +87,9 @@ func (s *simulation) finish() *Plan {
 	p := s.plan
 	p.Syncs = s.sync
 	p.Steps = s.joinSteps()
+	if s.timed != nil {
+		p.Duration = s.timed.now
+	}
 	for _, rs := range s.rss {
 		var replicas, available int32
 		if rs.exists && !rs.deleted {
@@ -170,6 +165,13 @@ func (s *simulation) dropUncreatedNewRS() {
 
 // stalledReason says what the controller waits for at the end of a stalled plan.
 func (s *simulation) stalledReason() string {
+	if st := s.calculateStatus(); st.updated == s.replicas && st.replicas == s.replicas {
+		// Every pod is an updated one and no other is left: DeploymentComplete waits only for
+		// availability, whatever path the syncs take (a stale desired-replicas annotation
+		// sends them through sync(), whose status write counts the same pods).
+		return fmt.Sprintf("%d of %d pods are not available under this readiness model; the controller has nothing more to write: "+
+			"the rollout is complete as soon as they are", s.replicas-st.available, s.replicas)
+	}
 	if !s.d.Spec.Paused {
 		for _, rs := range s.live() {
 			if desired, ok := rs.desiredReplicas(); ok && rs.replicas > 0 && desired != s.replicas {

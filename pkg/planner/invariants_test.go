@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -96,7 +97,8 @@ func genScenario(src source) planner.Input {
 	case 1: // a rollback: the new one is an old revision
 		rss = append(rss, annotate(testutil.ReplicaSetFor(d).Revision(int64(src.intn(nOld+1))).Created(-1), size()).Build())
 	}
-	readiness := pick(src, planner.Readinesses...)
+	// The three models without time (timed needs a Timing: TestTimedInvariants).
+	readiness := pick(src, planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever)
 	return planner.Input{Deployment: d, ReplicaSets: rss, Readiness: readiness}
 }
 
@@ -137,6 +139,10 @@ type startFacts struct {
 	//  - Recreate with two or more active ReplicaSets and a new one that is not saturated and
 	//    does not become so (batched makes its pods available): scale() has no branch for it.
 	scalingDeadlock  bool
+	// lone names the one active ReplicaSet of a lone scaling deadlock: when it is the new
+	// one, the deadlock is harmless (its pods are the updated ones; the rollout is complete
+	// once they are available) and a stall waits for pods, not for the annotation.
+	lone             string
 	total, available int32
 }
 
@@ -170,6 +176,9 @@ func factsOf(in planner.Input) startFacts {
 	}
 	if f.scalingEvent {
 		lone := len(active) == 1 && *active[0].Spec.Replicas == f.replicas
+		if lone {
+			f.lone = active[0].Name
+		}
 		recreateStuck := !f.rolling && len(active) >= 2 && !saturated
 		f.scalingDeadlock = lone || recreateStuck
 	}
@@ -339,7 +348,8 @@ func checkInvariants(t *testing.T, in planner.Input) {
 	// In a scaling deadlock the controller writes nothing and the plan says so.
 	if !f.paused && !f.scalingDeadlock {
 		healthy := f.available == f.total
-		if in.Readiness == planner.ReadinessBatched || (in.Readiness == planner.ReadinessInstant && healthy) {
+		// Under timed every pod becomes available at its time, so it completes too.
+		if in.Readiness == planner.ReadinessBatched || in.Readiness == planner.ReadinessTimed || (in.Readiness == planner.ReadinessInstant && healthy) {
 			if plan.Outcome != planner.OutcomeComplete && plan.Outcome != planner.OutcomeNoChange {
 				fail("Outcome %s (%s) under %s readiness, want Complete or NoChange", plan.Outcome, plan.StalledReason, in.Readiness)
 			}
@@ -348,8 +358,12 @@ func checkInvariants(t *testing.T, in planner.Input) {
 	if !f.paused && f.scalingDeadlock && (len(plan.Steps) > 0 || (plan.Outcome != planner.OutcomeStalled && plan.Outcome != planner.OutcomeNoChange)) {
 		fail("a scaling deadlock, but the plan has %d steps and ends %s", len(plan.Steps), plan.Outcome)
 	}
-	if !f.paused && f.scalingDeadlock && plan.Outcome == planner.OutcomeStalled && !strings.Contains(plan.StalledReason, "every sync is a scaling event") {
+	loneNew := f.lone != "" && f.lone == plan.NewReplicaSet.Name
+	if !f.paused && f.scalingDeadlock && !loneNew && plan.Outcome == planner.OutcomeStalled && !strings.Contains(plan.StalledReason, "every sync is a scaling event") {
 		fail("a scaling deadlock, but the stall reason does not say so: %q", plan.StalledReason)
+	}
+	if !f.paused && f.scalingDeadlock && loneNew && plan.Outcome == planner.OutcomeStalled && !strings.Contains(plan.StalledReason, "complete as soon as they are") {
+		fail("a stale desired-replicas annotation on the lone new ReplicaSet waits only for pods, but the stall reason says: %q", plan.StalledReason)
 	}
 
 	// Bounds on the total, from a start that is not paused and has no scaling event (paused
@@ -393,6 +407,68 @@ func checkInvariants(t *testing.T, in planner.Input) {
 	}
 }
 
+// checkTimes checks the time fields: none without timed; under timed, steps in time order,
+// none after Duration, and a deadline only with one set, within the plan or after it.
+func checkTimes(t *testing.T, in planner.Input, plan *planner.Plan) {
+	t.Helper()
+	var last time.Duration
+	for i, st := range plan.Steps {
+		if in.Readiness != planner.ReadinessTimed && st.At != 0 {
+			t.Errorf("step %d at %s under %s, which has no time", i, st.At, in.Readiness)
+		}
+		if st.At < last {
+			t.Errorf("step %d at %s, before the previous step at %s", i, st.At, last)
+		}
+		last = st.At
+	}
+	if last > plan.Duration {
+		t.Errorf("the last step at %s is after the plan's duration %s", last, plan.Duration)
+	}
+	if in.Readiness != planner.ReadinessTimed && (plan.Duration != 0 || plan.ProgressDeadlineAt != nil) {
+		t.Errorf("duration %s, deadline %v under %s, which has no time", plan.Duration, plan.ProgressDeadlineAt, in.Readiness)
+	}
+	if at := plan.ProgressDeadlineAt; at != nil && (*at < 0 || in.Deployment.Spec.Paused) {
+		t.Errorf("progress deadline at %s (paused %v)", *at, in.Deployment.Spec.Paused)
+	}
+}
+
+// TestSimulateTimedInvariants checks the invariants under timed, on the generated scenarios
+// with 1-3 ready-after values each.
+func TestSimulateTimedInvariants(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	src := randSource{rand.New(rand.NewPCG(20260101, 10))}
+	outcomes := map[planner.Outcome]int{}
+	deadlines := 0
+	for i := range n {
+		in := genScenario(src)
+		in.Readiness = planner.ReadinessTimed
+		tm := &planner.Timing{}
+		for range 1 + src.intn(3) {
+			tm.ReadyAfter = append(tm.ReadyAfter, pick(src, 0, time.Second, 2*time.Second, 5*time.Second, 700*time.Second))
+		}
+		in.Timing = tm
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			checkInvariants(t, in)
+			plan, err := planner.Simulate(in)
+			if err != nil {
+				return
+			}
+			checkTimes(t, in, plan)
+			outcomes[plan.Outcome]++
+			if plan.ProgressDeadlineAt != nil {
+				deadlines++
+			}
+		})
+	}
+	if outcomes[planner.OutcomeComplete] == 0 || deadlines == 0 {
+		t.Errorf("the generator reaches too little under timed: outcomes %v, %d with a deadline", outcomes, deadlines)
+	}
+	t.Logf("outcomes of %d timed scenarios: %v, %d pass the progress deadline", n, outcomes, deadlines)
+}
+
 // TestSimulateInvariants checks the invariants on many generated scenarios (fixed seed, so
 // a failure reproduces; the scenario is printed).
 func TestSimulateInvariants(t *testing.T) {
@@ -407,6 +483,7 @@ func TestSimulateInvariants(t *testing.T) {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			checkInvariants(t, in)
 			if plan, err := planner.Simulate(in); err == nil {
+				checkTimes(t, in, plan)
 				outcomes[plan.Outcome]++
 			}
 		})

@@ -36,6 +36,7 @@ func (s *simulation) getNewReplicaSet() bool {
 		return true
 	}
 	if s.collisionSyncs > 0 {
+		s.collided = true
 		s.collisionSyncs--
 		s.statusWrote = true // the status write of the collision count; pods are not made available
 		return false
@@ -46,6 +47,7 @@ func (s *simulation) getNewReplicaSet() bool {
 	rs.replicas = s.newRSNewReplicas()
 	rs.desiredAnn, rs.maxAnn, rs.noAnnotations = s.desiredStr, s.maxStr, false
 	s.plan.NewReplicaSet.Created = true
+	s.createdNow = true
 	s.wrote = true
 	s.addStep(rs, 0, rs.replicas, true, DecisionCreateNewRS)
 	return true

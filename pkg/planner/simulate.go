@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -80,6 +81,21 @@ type simulation struct {
 	nSteps     int
 	// recreateScaledDown: a step scaled an old ReplicaSet down for Recreate.
 	recreateScaledDown bool
+
+	// timed is the clock and the pods under ReadinessTimed (nil otherwise); nowTime is
+	// Input.Now.
+	timed   *timedState
+	nowTime time.Time
+	// createdNow: this sync created the new ReplicaSet; collided: it ended on a hash collision.
+	createdNow, collided bool
+}
+
+// now is the simulated time since the plan's start (0 without ReadinessTimed).
+func (s *simulation) now() time.Duration {
+	if s.timed == nil {
+		return 0
+	}
+	return s.timed.now
 }
 
 func newSimulation(in Input) (*simulation, error) {
@@ -96,6 +112,11 @@ func newSimulation(in Input) (*simulation, error) {
 	}
 	if _, err := ParseReadiness(string(readiness)); err != nil {
 		return nil, err
+	}
+	if readiness == ReadinessTimed {
+		if err := validateTiming(in.Timing); err != nil {
+			return nil, err
+		}
 	}
 	st, err := resolveStrategy(d)
 	if err != nil {
@@ -158,6 +179,10 @@ func newSimulation(in Input) (*simulation, error) {
 		}
 	}
 	s.plan.ReplicaSets[s.newRS.idx].Revision = s.plan.NewReplicaSet.Revision
+	s.nowTime = in.Now.Time
+	if readiness == ReadinessTimed {
+		s.initTimed(in.Timing)
+	}
 	return s, nil
 }
 

@@ -31,6 +31,9 @@ type replicaSet struct {
 	replicas       int32 // spec.replicas
 	statusReplicas int32 // status.replicas
 	available      int32 // status.availableReplicas
+	// ready (status.readyReplicas) and pods are kept under ReadinessTimed only.
+	ready int32
+	pods  []pod
 	// staleGeneration: metadata.generation > status.observedGeneration at the start and the
 	// plan never writes this ReplicaSet (cleanupDeployment skips such a ReplicaSet).
 	staleGeneration bool
@@ -92,4 +95,13 @@ func nonNegativeInt32(s string) (int32, bool) {
 		return 0, false
 	}
 	return int32(v), true
+}
+
+// readyCount is status.readyReplicas: under ReadinessTimed the pods that are Ready, under
+// the other models the available ones (they have no minReadySeconds window).
+func (rs *replicaSet) readyCount(r Readiness) int32 {
+	if r == ReadinessTimed {
+		return rs.ready
+	}
+	return rs.available
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,10 +27,16 @@ const (
 	// already keep the availability the live status shows. The plan ends Stalled unless the
 	// rollout needs no new pod.
 	ReadinessNever Readiness = "never"
+	// ReadinessTimed: every pod becomes Ready a given time after it is created
+	// (Input.Timing) and available spec.minReadySeconds later; the controller syncs at every
+	// write and at every change of a ReplicaSet's ready or available pods, so pods that
+	// become available one by one give the controller's real, finer sequence of writes.
+	// Steps carry their time (Step.At), the plan its Duration and ProgressDeadlineAt.
+	ReadinessTimed Readiness = "timed"
 )
 
 // Readinesses lists the valid Readiness values, in the order help texts show them.
-var Readinesses = []Readiness{ReadinessBatched, ReadinessInstant, ReadinessNever}
+var Readinesses = []Readiness{ReadinessBatched, ReadinessInstant, ReadinessNever, ReadinessTimed}
 
 // ParseReadiness returns the Readiness named s, or an error naming the valid values.
 func ParseReadiness(s string) (Readiness, error) {
@@ -38,7 +45,24 @@ func ParseReadiness(s string) (Readiness, error) {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("unknown readiness model %q: use one of batched, instant, never", s)
+	return "", fmt.Errorf("unknown readiness model %q: use one of batched, instant, never, timed", s)
+}
+
+// Timing is the time model of ReadinessTimed: when each pod becomes Ready. A pod becomes
+// available spec.minReadySeconds after it is Ready (the Deployment's value for every pod).
+type Timing struct {
+	// ReadyAfter is how long a pod takes from its creation to Ready. The k-th pod that takes
+	// a value from it (k from 0) takes ReadyAfter[k % len(ReadyAfter)]: first the pods that
+	// exist at the start without being available and without a Pending entry (ReplicaSets
+	// oldest first), then the pods the plan creates, in the order the ReplicaSet controller
+	// creates them. At least one value, none negative (Simulate returns an error otherwise).
+	// pkg/estimate builds it from a flag or from the Deployment's own pods.
+	ReadyAfter []time.Duration
+	// Pending gives, by name of an existing ReplicaSet, when its pods that are not available
+	// at the start become Ready, one offset from the plan's start per such pod (negative: Ready
+	// already, waiting out minReadySeconds). Extra values are ignored; missing ones are
+	// taken from ReadyAfter as if the pod were created at the start. Optional.
+	Pending map[string][]time.Duration
 }
 
 // Input is the state the planner starts from.
@@ -60,6 +84,8 @@ type Input struct {
 	// MaxSyncs bounds the number of controller syncs simulated; 0 means no bound but the
 	// built-in guard against a controller that never settles (it returns ErrNoFixedPoint).
 	MaxSyncs int
+	// Timing is the time model; required for ReadinessTimed, ignored by the other models.
+	Timing *Timing
 }
 
 // Outcome is how a plan ends.
@@ -166,6 +192,21 @@ type Plan struct {
 	Cleanup []CleanupEntry
 	// Syncs is the number of controller syncs simulated.
 	Syncs int
+
+	// Duration is, under ReadinessTimed, how long the rollout takes from the plan's start:
+	// until the Deployment's status is complete (DeploymentComplete) for Complete and
+	// NoChange, and until the last change the controller makes or waits for otherwise
+	// (a write, or a pod becoming Ready or available). 0 under the other models.
+	Duration time.Duration
+	// ProgressDeadlineAt is, under ReadinessTimed, the moment (from the plan's start) at
+	// which the controller sets Progressing=False with reason ProgressDeadlineExceeded:
+	// progressDeadlineSeconds after the Progressing condition's lastUpdateTime (the last
+	// progress, as DeploymentProgressing computes it), when no progress comes before. The
+	// controller notices it at its next resync, within a second. nil: never (the rollout
+	// progresses often enough, no deadline is set, or the Deployment is paused or stuck in
+	// a scaling event, whose syncs never check it). A Complete rollout can carry it too:
+	// the deadline passed while pods were slow, and `kubectl rollout status` failed then.
+	ProgressDeadlineAt *time.Duration
 }
 
 // Strategy is the Deployment strategy with the fenceposts resolved to pods.
@@ -236,6 +277,9 @@ type Step struct {
 	// Total is the sum of Replicas; Available is the number of available pods right after
 	// the write (under the readiness model; a scale-down removes unavailable pods first).
 	Total, Available int32
+	// At is when the controller makes the write, from the plan's start (the first sync),
+	// under ReadinessTimed; 0 under the other models, which have no time.
+	At time.Duration
 }
 
 // CleanupEntry is an old ReplicaSet that cleanupDeployment will delete.
