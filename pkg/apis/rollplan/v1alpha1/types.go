@@ -110,11 +110,19 @@ type PlanCleanup struct {
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// RolloutPlanList is a list of RolloutPlans, one per Deployment, in the order the
-// Deployments were selected (kind RolloutPlanList, the shape of kubectl's own lists).
+// RolloutPlanList is what `preview -o json|yaml` prints when it plans more than one
+// Deployment (several names, -l, --all, -A, a manifest set): the RolloutPlans, one per
+// Deployment, in the order the Deployments were selected (a LIST's order: namespace, then
+// name; names in the order given), in the shape of kubectl's own lists (apiVersion
+// rollplan.dev/v1alpha1, kind RolloutPlanList, metadata, items). Each item is a whole
+// RolloutPlan with its own apiVersion and kind, exactly as `preview -o json` of that one
+// Deployment prints it. A Deployment that could not be planned has no item: its error is on
+// stderr and the command exits 1. One Deployment prints a RolloutPlan, not a list of one.
+// Fields are added, never renamed or removed, within v1alpha1.
 type RolloutPlanList struct {
 	metav1.TypeMeta `json:",inline"`
+	// ListMeta is empty today (no resourceVersion: the list is computed, not stored).
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the plans.
+	// Items are the plans, never null (an empty selection prints "items: []").
 	Items []RolloutPlan `json:"items"`
 }
