@@ -89,16 +89,8 @@ func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, cl
 	if err := sel.Validate(); err != nil {
 		return err
 	}
-	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil && stateFile == "" {
+	if err := completeSelection(f, sel, stateFile); err != nil {
 		return err
-	}
-	sel.Namespace = ns
-	if stateFile != "" && !explicit {
-		sel.Namespace = ""
-	}
-	if stateFile == "" {
-		sel.Builder = target.NewBuilder(f)
 	}
 	refs, err := sel.Resolve()
 	if err != nil {
@@ -108,10 +100,68 @@ func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, cl
 		return fmt.Errorf("one Deployment at a time: %d selected", len(refs))
 	}
 	t.Ref = refs[0]
-	if client == nil {
-		client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+	t.Client = clientsetOf(f, client)
+	return nil
+}
+
+// completeSelection fills sel's namespace (of -n or the kubeconfig; offline without -n:
+// empty, "as the file says") and, online, its builder (target.NewBuilder over f).
+func completeSelection(f cmdutil.Factory, sel *target.Selection, stateFile string) error {
+	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil && stateFile == "" {
+		return err
 	}
-	t.Client = client
+	sel.Namespace, sel.EnforceNamespace = ns, explicit
+	if stateFile != "" && !explicit {
+		sel.Namespace = ""
+	}
+	if stateFile == "" {
+		sel.Builder = target.NewBuilder(f)
+	}
+	return nil
+}
+
+// clientsetOf returns client, or f's clientset when client is nil.
+func clientsetOf(f cmdutil.Factory, client func() (kubernetes.Interface, error)) func() (kubernetes.Interface, error) {
+	if client != nil {
+		return client
+	}
+	return func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+}
+
+// Targets is what a command that acts on many Deployments embeds instead of Target: its
+// selection flags (target.Flags, registered with Select.AddFlags), the Selection they and the
+// arguments make, and the client. Selection.Bulk() selections are listed by the command
+// (Selection.List, or pkg/cluster's fleet read over Selection.Scope()); names resolve with
+// Selection.Resolve and no request.
+type Targets struct {
+	Select    *target.Flags
+	Selection *target.Selection
+	// Client returns the clientset (built lazily, so that offline commands need no kubeconfig).
+	Client func() (kubernetes.Interface, error)
+}
+
+// newTargets returns Targets whose flags are those choices selects.
+func newTargets(choices target.Choices) Targets {
+	return Targets{Select: target.NewFlags(choices)}
+}
+
+// complete builds and validates the Selection of args and the flags (one line naming what is
+// wrong and what to do; nothing asked), with the namespace and builder of completeSelection,
+// and the client (f's clientset when client is nil).
+func (t *Targets) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) error {
+	sel, err := t.Select.Selection(args, "", false, nil)
+	if err != nil {
+		return err
+	}
+	if err := sel.Validate(); err != nil {
+		return err
+	}
+	if err := completeSelection(f, sel, stateFile); err != nil {
+		return err
+	}
+	t.Selection = sel
+	t.Client = clientsetOf(f, client)
 	return nil
 }
 

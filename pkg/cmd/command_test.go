@@ -3,9 +3,11 @@ package cmd
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
@@ -60,6 +62,77 @@ func TestTargetComplete(t *testing.T) {
 			}
 			if tg.Client == nil {
 				t.Error("no client")
+			}
+		})
+	}
+}
+
+// TestTargetsComplete: the selection of many Deployments, through a real factory and no
+// request; Resolve of names asks nothing either.
+func TestTargetsComplete(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		t.Errorf("unexpected request %s %s", r.Method, r.URL)
+	}))
+	t.Cleanup(srv.Close)
+	kc := kubeconfig(t, srv.URL)
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		flags     []string
+		choices   target.Choices
+		stateFile string
+		wantRefs  []target.Ref
+		wantScope *target.Scope
+		wantErr   string
+	}{
+		{name: "several names", args: []string{"a", "deploy/b"}, choices: target.Choices{Many: true},
+			wantRefs: []target.Ref{{Namespace: "team-a", Name: "a"}, {Namespace: "team-a", Name: "b"}}},
+		{name: "-l with -n", flags: []string{"-l", "app=web", "-n", "shop"}, choices: target.Choices{Many: true},
+			wantScope: &target.Scope{Namespace: "shop", LabelSelector: "app=web", ChunkSize: 500}},
+		{name: "-A --chunk-size", flags: []string{"-A", "--chunk-size", "20"}, choices: target.Choices{Many: true, AllNamespaces: true},
+			wantScope: &target.Scope{ChunkSize: 20}},
+		{name: "offline names without -n", args: []string{"a", "b"}, stateFile: "s.yaml", choices: target.Choices{Many: true},
+			wantRefs: []target.Ref{{Name: "a"}, {Name: "b"}}},
+		{name: "names and -l", args: []string{"a"}, flags: []string{"-l", "x=y"}, choices: target.Choices{Many: true},
+			wantErr: "name cannot be provided when a selector is specified"},
+		{name: "one only", flags: []string{"-l", "x=y"}, choices: target.Choices{OneOnly: "drive works on one Deployment per run"},
+			wantErr: "-l x=y selects Deployments: drive works on one Deployment per run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flags := genericclioptions.NewConfigFlags(false)
+			*flags.KubeConfig = kc
+			cmd := &cobra.Command{Use: "x"}
+			flags.AddFlags(cmd.Flags())
+			tg := newTargets(tc.choices)
+			tg.Select.AddFlags(cmd)
+			if err := cmd.ParseFlags(tc.flags); err != nil {
+				t.Fatal(err)
+			}
+			err := tg.complete(cmdutil.NewFactory(flags), tc.args, tc.stateFile, nil)
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantScope != nil {
+				if !tg.Selection.Bulk() {
+					t.Fatal("not a bulk selection")
+				}
+				if d := cmp.Diff(*tc.wantScope, tg.Selection.Scope()); d != "" {
+					t.Errorf("scope (-want +got):\n%s", d)
+				}
+				return
+			}
+			refs, err := tg.Selection.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.wantRefs, refs); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
 	}
