@@ -45,6 +45,12 @@ func NewQueue(name string, limiter workqueue.TypedRateLimiter[string], maxRetrie
 // Add queues key (namespace/name) now.
 func (q *Queue) Add(key string) { q.queue.Add(key) }
 
+// AddAfter queues key (namespace/name) once d has passed (at once for d <= 0). A key already
+// waiting keeps the earlier of its times, so every AddAfter of a burst within d gives one
+// sync, d after the first (client-go's delaying queue; the reload controller's grace
+// period).
+func (q *Queue) AddAfter(key string, d time.Duration) { q.queue.AddAfter(key, d) }
+
 // Enqueue queues the key of obj (a Kubernetes object, or a deleted one's tombstone).
 func (q *Queue) Enqueue(obj any) {
 	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)

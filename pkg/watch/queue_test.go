@@ -106,3 +106,23 @@ func TestQueueRunProcessesUntilCanceled(t *testing.T) {
 		t.Fatal("Run did not return after cancel")
 	}
 }
+
+func TestQueueAddAfterKeepsTheEarliestTime(t *testing.T) {
+	q := NewQueue("test", nil, 0, nil)
+	defer q.ShutDown()
+	start := time.Now()
+	q.AddAfter("default/web", 100*time.Millisecond)
+	q.AddAfter("default/web", time.Hour) // a later change in the same burst
+	q.AddAfter("default/web", 150*time.Millisecond)
+	key, quit := q.queue.Get()
+	if quit || key != "default/web" {
+		t.Fatalf("got %q (quit %v), want default/web", key, quit)
+	}
+	if waited := time.Since(start); waited < 100*time.Millisecond || waited > 30*time.Second {
+		t.Errorf("key came after %v, want after the first delay (100ms)", waited)
+	}
+	q.queue.Done(key)
+	if n := q.Len(); n != 0 {
+		t.Errorf("%d keys still queued after the burst, want 0 (three AddAfter give one sync)", n)
+	}
+}

@@ -1,0 +1,38 @@
+// Package controller is the watch mode of config-change restarts (`kubectl rollplan reload
+// --watch`, issue 9): a client-side controller, the I/O around the pure decision core
+// pkg/reload, built as the Deployment controller is built (client-go shared informers, a
+// rate-limited workqueue keyed by Deployment with handleErr's retries, pkg/watch.Queue,
+// events through pkg/kube's recorder).
+//
+//   - Informers of Deployments (-l selects them; managedFields dropped; indexed by the
+//     ConfigMaps and Secrets their pods see, reload.References), ConfigMaps and Secrets in one
+//     namespace or all. ConfigMaps and Secrets go through DigestTransform before they are
+//     cached: one digest per key (reload.Object), no value, no annotations, so the cache does
+//     not grow with config size and holds no Secret value.
+//   - A change to a ConfigMap or Secret queues every opted-in (reload.OptedIn) Deployment
+//     that references it, GracePeriod later (watch.Queue.AddAfter: a burst within the grace
+//     period gives one sync, as XING's restart grace period does); a Deployment event queues
+//     that Deployment the same way; the initial sync queues every opted-in Deployment.
+//   - A worker decides with reload.Decide from the cache, restarts a stale Deployment with
+//     reload.RestartPatch (one guarded JSON patch of the pod template's
+//     rollplan.dev/config-checksums annotation, through pkg/kube as kubectl-rollplan),
+//     records a ConfigReloaded Event naming what changed, and waits for the rollout to
+//     complete (`kubectl rollout status`'s rule) before taking the next key: MaxConcurrent
+//     workers, so at most that many restarts roll out at once. A refusal (a non-optional
+//     reference missing) writes nothing and records a Warning Event once.
+//   - State lives in the annotations: a controller started after changes restarts exactly
+//     the stale Deployments. A reference with no recorded checksum (no annotation yet, or
+//     one added since) gets a baseline in memory at first sight, and a later change of it
+//     restarts; that baseline is the one piece of state lost when the controller stops.
+//   - Leader election (LeaderElection, a coordination.k8s.io Lease, client-go
+//     tools/leaderelection) runs the workers in one replica only; Prometheus metrics
+//     (Metrics: XING's set under rollplan_reload_, plus the change-to-restart histogram),
+//     /healthz and /readyz (Serve).
+//   - Reconnects: the informers relist and rewatch after an API server restart (client-go's
+//     reflector); a failed restart is requeued with backoff (watch.Queue.HandleErr), and the
+//     Deployments' informer resyncs every 10 minutes, so a key dropped after MaxRetries is
+//     tried again.
+//
+// Not modelled: the first-sight evidence of the one-shot command (managedFields times);
+// StatefulSets and DaemonSets.
+package controller
