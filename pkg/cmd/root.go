@@ -106,6 +106,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdPause(f, streams))
 	cmd.AddCommand(NewCmdResume(f, streams))
 	cmd.AddCommand(NewCmdRestart(f, streams))
+	cmd.AddCommand(NewCmdReload(f, streams))
 	cmd.AddCommand(NewCmdDrive(f, streams))
 	cmd.AddCommand(NewCmdAbort(f, streams))
 	cmd.AddCommand(NewCmdGuard(f, streams))
