@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -41,7 +42,7 @@ type ActionOptions struct {
 func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *ActionOptions {
 	return &ActionOptions{
 		Verb:      verb,
-		Writer:    newWriter(),
+		Writer:    newWriter(streams),
 		Readiness: string(planner.ReadinessBatched),
 		MaxSteps:  40,
 		Output:    printer.NewOutputFlags(),
@@ -85,55 +86,104 @@ func (o *ActionOptions) Validate() error {
 	return nil
 }
 
-// Run reads the Deployment, previews the change and the controller's plan, and (unless a
-// dry run) sends kubectl's patch guarded by the previewed resourceVersion.
+// Run reads each Deployment, previews the change and the controller's plan, and (unless a
+// dry run) sends kubectl's patch guarded by the previewed resourceVersion. Several
+// Deployments are all previewed, then confirmed once, then written one by one (runBatch).
 func (o *ActionOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	client, state, err := o.load(ctx)
-	if err != nil {
-		return err
+	result := o.Out
+	if !o.Output.Human() {
+		result = o.ErrOut
 	}
-	if held, err := resumeHeld(ctx, o, client, state); held {
-		return err
+	b := rollout.Batch[*actionItem]{Preview: o.previewOne, Apply: o.apply}
+	if o.Several && !o.Output.Human() {
+		b.Previewed = o.printPlans
+	}
+	return runBatch(ctx, &o.Writer, o.IOStreams, string(o.Verb), result, b)
+}
+
+// actionItem is one Deployment's previewed pause, resume or restart: the Action, or for
+// resume of a Deployment drive holds, the hand-back (held).
+type actionItem struct {
+	client kubernetes.Interface
+	ref    rollout.Object
+	state  *cluster.State
+	action *rollout.Action
+	held   bool
+}
+
+// previewOne reads the Deployment, previews the verb (with --dry-run=server, from the
+// Deployment the server returns) and prints the preview: the human form, or with -o the
+// RolloutPlan (one Deployment; several are printed together by printPlans).
+func (o *ActionOptions) previewOne(ctx context.Context, ref rollout.Object) (*actionItem, error) {
+	client, state, err := o.loadObject(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	it := &actionItem{client: client, ref: ref, state: state}
+	if it.held, err = o.previewHeld(state, ref); it.held || err != nil {
+		return it, err
 	}
 	a, err := o.preview(state)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if o.DryRun == cmdutil.DryRunServer {
 		server, err := rollout.Send(ctx, client, state.Deployment, a.Patch, o.writeOptions(true))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		a.Result = server
 		if a.Plan, err = rollout.Plan(server, state.ReplicaSets, o.readiness()); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	result := o.Out
+	it.action = a
 	if o.Output.Human() {
 		if err := printer.PrintAction(o.Out, a, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
-			return err
+			return nil, err
 		}
 		printer.PrintNotes(o.Out)
-	} else {
+	} else if !o.Several {
 		p, err := o.Output.ToPrinter()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := p.PrintObj(printer.NewRolloutPlan(a.Plan, nil), o.Out); err != nil {
-			return err
+			return nil, err
 		}
-		result = o.ErrOut
+	}
+	return it, nil
+}
+
+// printPlans prints the plans of several Deployments as one RolloutPlanList (-o).
+func (o *ActionOptions) printPlans(items []*actionItem) error {
+	p, err := o.Output.ToPrinter()
+	if err != nil {
+		return err
+	}
+	var plans []*planner.Plan
+	for _, it := range items {
+		if it.action != nil {
+			plans = append(plans, it.action.Plan)
+		}
+	}
+	return p.PrintObj(printer.NewRolloutPlanList(plans), o.Out)
+}
+
+// apply writes one previewed Deployment (nothing for a dry run) and returns kubectl's word.
+func (o *ActionOptions) apply(ctx context.Context, it *actionItem) (string, error) {
+	if it.held {
+		return heldOperation, o.handBack(ctx, it.client, it.ref)
 	}
 	if o.DryRun == cmdutil.DryRunNone {
-		if _, err := rollout.Send(ctx, client, state.Deployment, a.Patch, o.writeOptions(false)); err != nil {
-			return err
+		if _, err := rollout.Send(ctx, it.client, it.state.Deployment, it.action.Patch, o.writeOptions(false)); err != nil {
+			return "", err
 		}
 	}
-	return printer.PrintResult(result, o.Name, o.Verb.Past(), o.DryRun)
+	return o.Verb.Past(), nil
 }
 
 func (o *ActionOptions) readiness() planner.Readiness {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
@@ -169,17 +170,22 @@ func (t *Targets) complete(f cmdutil.Factory, args []string, stateFile string, c
 // --field-manager, registered and checked in one place.
 type Writer struct {
 	Target
+	Many
 	DryRun       cmdutil.DryRunStrategy
 	FieldManager string
 }
 
-// newWriter returns a Writer with the default field manager.
-func newWriter() Writer { return Writer{FieldManager: DefaultFieldManager} }
+// newWriter returns a Writer with the default field manager, asking (several Deployments)
+// on streams when they are a terminal.
+func newWriter(streams genericiooptions.IOStreams) Writer {
+	return Writer{FieldManager: DefaultFieldManager, Many: Many{Terminal: stdTerminal(streams)}}
+}
 
-// addFlags registers --dry-run=none|client|server and --field-manager on cmd.
+// addFlags registers --dry-run=none|client|server, --field-manager and --yes on cmd.
 func (w *Writer) addFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &w.FieldManager, DefaultFieldManager)
+	w.Many.addFlags(cmd)
 }
 
 // Complete resolves the dry-run strategy and the Target.

@@ -12,13 +12,16 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
-// resumeHeld handles `kubectl rollplan resume` on a Deployment held by drive, and reports
-// whether it did: kubectl's unpause patch would leave strategy Recreate set, and the
-// controller would then scale every old ReplicaSet to 0 at once. Instead it shows what the
-// controller does once the Deployment is handed back at its current state, and (unless a dry
-// run) makes drive's guarded hand-back write (drive.HandBack): original strategy, paused as
-// it was, the drive annotation removed.
-func resumeHeld(ctx context.Context, o *ActionOptions, client kubernetes.Interface, state *cluster.State) (bool, error) {
+// heldOperation is the result word of resume on a Deployment drive holds.
+const heldOperation = "handed back by drive"
+
+// previewHeld handles the preview of `kubectl rollplan resume` on a Deployment held by
+// drive, and reports whether it did: kubectl's unpause patch would leave strategy Recreate
+// set, and the controller would then scale every old ReplicaSet to 0 at once. Instead it
+// shows what the controller does once the Deployment is handed back at its current state;
+// handBack then (unless a dry run) makes drive's guarded hand-back write (drive.HandBack):
+// original strategy, paused as it was, the drive annotation removed.
+func (o *ActionOptions) previewHeld(state *cluster.State, ref rollout.Object) (bool, error) {
 	if o.Verb != rollout.VerbResume || !drive.IsHeld(state.Deployment) {
 		return false, nil
 	}
@@ -30,14 +33,14 @@ func resumeHeld(ctx context.Context, o *ActionOptions, client kubernetes.Interfa
 	if err != nil {
 		return true, err
 	}
-	if err := printer.PrintHandBackPreview(o.Out, o.Namespace, o.Name, drive.Held(state.Deployment, o.Now()), after, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
-		return true, err
-	}
+	return true, printer.PrintHandBackPreview(o.Out, ref.Namespace, ref.Name, drive.Held(state.Deployment, o.Now()), after, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30})
+}
+
+// handBack hands a held Deployment back (drive.HandBack), unless a dry run.
+func (o *ActionOptions) handBack(ctx context.Context, client kubernetes.Interface, ref rollout.Object) error {
 	if o.DryRun != cmdutil.DryRunNone {
-		return true, printer.PrintResult(o.Out, o.Name, "handed back by drive", o.DryRun)
+		return nil
 	}
-	if _, err := drive.HandBack(ctx, client, o.Namespace, o.Name, drive.HandBackOptions{Wait: true, Progress: o.ErrOut, Now: o.Now}); err != nil {
-		return true, err
-	}
-	return true, printer.PrintResult(o.Out, o.Name, "handed back by drive", cmdutil.DryRunNone)
+	_, err := drive.HandBack(ctx, client, ref.Namespace, ref.Name, drive.HandBackOptions{Wait: true, Progress: o.ErrOut, Now: o.Now})
+	return err
 }

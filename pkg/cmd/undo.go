@@ -66,7 +66,7 @@ type UndoOptions struct {
 // NewUndoOptions returns UndoOptions with defaults.
 func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
 	return &UndoOptions{
-		Writer:    newWriter(),
+		Writer:    newWriter(streams),
 		Readiness: string(planner.ReadinessBatched),
 		MaxSteps:  40,
 		IOStreams: streams,
@@ -110,31 +110,81 @@ func (o *UndoOptions) Validate() error {
 	return nil
 }
 
-// Run reads the Deployment and its ReplicaSets, previews the rollback and, unless a dry run,
-// sends kubectl's patch guarded by the previewed resourceVersion.
+// Run reads each Deployment and its ReplicaSets, previews the rollback and, unless a dry
+// run, sends kubectl's patch guarded by the previewed resourceVersion. Several Deployments
+// are all previewed, then confirmed once, then written one by one (runBatch); a Deployment
+// without the revision, or paused, is named and the others are still rolled back.
 func (o *UndoOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	client, state, err := o.load(ctx)
-	if err != nil {
-		return err
-	}
-	live := state.Deployment
-	if _, ok := live.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
-		printer.PrintLastAppliedWarning(o.ErrOut, o.Name)
-	}
-	u, err := rollout.PreviewUndo(live, state.ReplicaSets, o.ToRevision)
-	if err != nil {
-		return err
-	}
 	if o.PatchOnly || o.Output != "" {
-		if err := o.printPatch(u); err != nil || o.PatchOnly || u.Outcome != rollout.UndoRollBack {
-			return err
-		}
-		return o.act(ctx, client, state, u, true)
+		return o.runPatch(ctx)
 	}
-	return o.act(ctx, client, state, u, false)
+	b := rollout.Batch[*undoItem]{Preview: o.previewOne, Apply: o.apply}
+	return runBatch(ctx, &o.Writer, o.IOStreams, "undo", o.Out, b)
+}
+
+// undoItem is one Deployment's previewed rollback.
+type undoItem struct {
+	client kubernetes.Interface
+	state  *cluster.State
+	undo   *rollout.Undo
+}
+
+// previewOne reads the Deployment, previews the rollback (with --dry-run=server, checked by
+// the server) and prints the preview; kubectl's refusals (not found, paused) are printed
+// and are the error.
+func (o *UndoOptions) previewOne(ctx context.Context, ref rollout.Object) (*undoItem, error) {
+	client, state, u, err := o.previewUndo(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.printPreview(ctx, client, state, u, false); err != nil {
+		return nil, err
+	}
+	return &undoItem{client: client, state: state, undo: u}, nil
+}
+
+// previewUndo reads the Deployment, prints kubectl's last-applied-configuration warning if
+// it applies, and previews the rollback.
+func (o *UndoOptions) previewUndo(ctx context.Context, ref rollout.Object) (kubernetes.Interface, *cluster.State, *rollout.Undo, error) {
+	client, state, err := o.loadObject(ctx, ref)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if _, ok := state.Deployment.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
+		printer.PrintLastAppliedWarning(o.ErrOut, ref.Name)
+	}
+	u, err := rollout.PreviewUndo(state.Deployment, state.ReplicaSets, o.ToRevision)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return client, state, u, nil
+}
+
+// runPatch is --patch-only and -o json|yaml (one Deployment): kubectl's patch alone, then
+// (-o, a rollback) the write, with kubectl's result line on stderr.
+func (o *UndoOptions) runPatch(ctx context.Context) error {
+	objs := o.objects()
+	if len(objs) != 1 || o.Several {
+		return fmt.Errorf("--patch-only and -o print the patch of one Deployment: %d selected; name one", len(objs))
+	}
+	client, state, u, err := o.previewUndo(ctx, objs[0])
+	if err != nil {
+		return err
+	}
+	if err := o.printPatch(u); err != nil || o.PatchOnly || u.Outcome != rollout.UndoRollBack {
+		return err
+	}
+	if err := o.printPreview(ctx, client, state, u, true); err != nil {
+		return err
+	}
+	op, err := o.apply(ctx, &undoItem{client: client, state: state, undo: u})
+	if err != nil {
+		return err
+	}
+	return printer.PrintResult(o.ErrOut, o.Name, op, o.DryRun)
 }
 
 // printPatch prints kubectl's patch alone (json or yaml), or for an outcome without a patch
@@ -149,9 +199,9 @@ func (o *UndoOptions) printPatch(u *rollout.Undo) error {
 	return printer.PrintPatch(o.Out, u.Patch.Kubectl, o.Output)
 }
 
-// act prints the preview (unless quiet), then applies the rollback as the dry-run strategy
-// says, and prints kubectl's result line (to stderr when quiet, so stdout holds the patch).
-func (o *UndoOptions) act(ctx context.Context, client kubernetes.Interface, state *cluster.State, u *rollout.Undo, quiet bool) error {
+// printPreview checks a rollback with the server (--dry-run=server) and prints the preview
+// (unless quiet); a refused or not-found rollback is then the error.
+func (o *UndoOptions) printPreview(ctx context.Context, client kubernetes.Interface, state *cluster.State, u *rollout.Undo, quiet bool) error {
 	var plan *planner.Plan
 	var notes []string
 	if u.Outcome == rollout.UndoRollBack {
@@ -178,16 +228,19 @@ func (o *UndoOptions) act(ctx context.Context, client kubernetes.Interface, stat
 	if u.Failed() {
 		return errors.New(u.Message)
 	}
+	return nil
+}
+
+// apply sends the rollback (a real run of a rollback; nothing otherwise) and returns
+// kubectl's message ("rolled back", "skipped rollback (...)").
+func (o *UndoOptions) apply(ctx context.Context, it *undoItem) (string, error) {
+	u := it.undo
 	if u.Outcome == rollout.UndoRollBack && o.DryRun == cmdutil.DryRunNone {
-		if _, err := rollout.Send(ctx, client, state.Deployment, u.Patch, o.writeOptions(false)); err != nil {
-			return fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
+		if _, err := rollout.Send(ctx, it.client, it.state.Deployment, u.Patch, o.writeOptions(false)); err != nil {
+			return "", fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
 		}
 	}
-	w := o.Out
-	if quiet {
-		w = o.ErrOut
-	}
-	return printer.PrintResult(w, o.Name, u.Message, o.DryRun)
+	return u.Message, nil
 }
 
 // serverNotes compares the Deployment the server's dry run returned with the prediction.

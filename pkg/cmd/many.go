@@ -1,0 +1,142 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+// Many is what undo, pause, resume and restart hold to act on many Deployments (issue 8):
+// the Deployments selected, whether the selection may name more than one, and the one
+// confirmation's flag and terminal check.
+type Many struct {
+	// Refs are the Deployments selected, in order; empty: the Writer's Target alone.
+	Refs []target.Ref
+	// Several is set when the selection was not one named Deployment (several names, -l,
+	// --all): one confirmation for all, a failed Deployment named on stderr and the others
+	// still done, and the exit error naming each that failed. Unset, a verb behaves as it
+	// always has on one Deployment.
+	Several bool
+	// Yes skips the confirmation (--yes).
+	Yes bool
+	// Terminal says whether standard input and error are a terminal (the confirmation).
+	Terminal func() bool
+
+	client kubernetes.Interface
+}
+
+// addFlags registers --yes on cmd.
+func (m *Many) addFlags(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&m.Yes, "yes", false, "Do not ask before writing when several Deployments are selected (without a terminal, required to write more than one).")
+}
+
+// objects returns the Deployments a Writer acts on: its Refs, or its Target's one.
+func (w *Writer) objects() []rollout.Object {
+	if len(w.Refs) == 0 {
+		return []rollout.Object{{Namespace: w.Namespace, Name: w.Name}}
+	}
+	out := make([]rollout.Object, len(w.Refs))
+	for i, r := range w.Refs {
+		out[i] = rollout.Object{Namespace: r.Namespace, Name: r.Name}
+	}
+	return out
+}
+
+// loadObject returns the client (made once) and the live state of one Deployment
+// (cluster.LoadLive: one GET, one LIST). Errors: the client's, or LoadLive's (one line naming
+// the object).
+func (w *Writer) loadObject(ctx context.Context, ref rollout.Object) (kubernetes.Interface, *cluster.State, error) {
+	if w.client == nil {
+		client, err := w.Client()
+		if err != nil {
+			return nil, nil, err
+		}
+		w.client = client
+	}
+	state, err := cluster.LoadLive(ctx, w.client, ref.Namespace, ref.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w.client, state, nil
+}
+
+// asks reports whether the verb asks once before writing: several Deployments, a real run,
+// no --yes.
+func (w *Writer) asks() bool {
+	return w.Several && w.DryRun == cmdutil.DryRunNone && !w.Yes
+}
+
+// checkConfirm refuses, before anything is read, a run that would have to ask without a
+// terminal to ask on.
+func (w *Writer) checkConfirm(verb string) error {
+	if !w.asks() || (w.Terminal != nil && w.Terminal()) {
+		return nil
+	}
+	return fmt.Errorf("standard input is not a terminal, so %s cannot ask before changing several Deployments: pass --yes to %s them without asking, or --dry-run=client to preview only", verb, verb)
+}
+
+// runBatch runs b over the Writer's Deployments. Each success prints kubectl's result line
+// to result ("deployment.apps/web restarted"). One named Deployment behaves as the verb
+// always has: its error is returned as it is. Several: each failure is named on stderr as
+// it happens (printer.PrintFailure), the others go on, and the error (exit code 1) names
+// each that failed; a declined confirmation writes nothing and is not an error.
+func runBatch[T any](ctx context.Context, w *Writer, streams genericiooptions.IOStreams, verb string, result io.Writer, b rollout.Batch[T]) error {
+	if err := w.checkConfirm(verb); err != nil {
+		return err
+	}
+	if w.asks() {
+		b.Confirm = confirm(streams.In, streams.ErrOut, verb)
+	}
+	b.Report = func(r rollout.Result) {
+		switch {
+		case r.Err != nil && w.Several:
+			printer.PrintFailure(streams.ErrOut, r)
+		case r.Err == nil && r.Operation != "":
+			if err := printer.PrintResult(result, r.Name, r.Operation, w.DryRun); err != nil {
+				fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+			}
+		}
+	}
+	results, err := b.Run(ctx, w.objects())
+	if errors.Is(err, rollout.ErrDeclined) {
+		printer.PrintDeclined(streams.ErrOut, verb)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !w.Several && len(results) == 1 {
+		return results[0].Err
+	}
+	return results.Err(verb)
+}
+
+// confirm returns a Batch's Confirm: the question on w (stderr), the answer from r; y or
+// yes goes on, anything else (and end of input) declines.
+func confirm(r io.Reader, w io.Writer, verb string) func([]rollout.Object, int) (bool, error) {
+	return func(ready []rollout.Object, failed int) (bool, error) {
+		fmt.Fprint(w, printer.ConfirmPrompt(verb, ready, failed))
+		line, err := bufio.NewReader(r).ReadString('\n')
+		if err != nil && line == "" {
+			fmt.Fprintln(w)
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true, nil
+		}
+		return false, nil
+	}
+}
