@@ -32,7 +32,7 @@ func fleetOf(names []string, revisions map[string]int, paused ...string) *fake.C
 			n = r
 		}
 		b := testutil.Deployment(name).Replicas(3).Image(fmt.Sprintf("nginx:1.1%d", n)).Revision(int64(n)).
-			ResourceVersion(fmt.Sprint(100 + i)).Status(3, 3, 3, 3)
+			ResourceVersion(fmt.Sprint(100+i)).Status(3, 3, 3, 3)
 		for _, p := range paused {
 			if p == name {
 				b = b.Paused(true)
