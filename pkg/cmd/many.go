@@ -43,9 +43,10 @@ func (m *Many) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&m.Yes, "yes", false, "Do not ask before writing when several Deployments are selected (without a terminal, required to write more than one).")
 }
 
-// objects returns the Deployments a Writer acts on: its Refs, or its Target's one.
+// objects returns the Deployments a Writer acts on: its Refs, or its Target's one (none when
+// several were asked for and none matched).
 func (w *Writer) objects() []rollout.Object {
-	if len(w.Refs) == 0 {
+	if len(w.Refs) == 0 && !w.Several {
 		return []rollout.Object{{Namespace: w.Namespace, Name: w.Name}}
 	}
 	out := make([]rollout.Object, len(w.Refs))
@@ -94,6 +95,11 @@ func (w *Writer) checkConfirm(verb string) error {
 // it happens (printer.PrintFailure), the others go on, and the error (exit code 1) names
 // each that failed; a declined confirmation writes nothing and is not an error.
 func runBatch[T any](ctx context.Context, w *Writer, streams genericiooptions.IOStreams, verb string, result io.Writer, b rollout.Batch[T]) error {
+	objs := w.objects()
+	if len(objs) == 0 {
+		printer.PrintNoneSelected(streams.ErrOut, w.Namespace)
+		return nil
+	}
 	if err := w.checkConfirm(verb); err != nil {
 		return err
 	}
@@ -110,7 +116,7 @@ func runBatch[T any](ctx context.Context, w *Writer, streams genericiooptions.IO
 			}
 		}
 	}
-	results, err := b.Run(ctx, w.objects())
+	results, err := b.Run(ctx, objs)
 	if errors.Is(err, rollout.ErrDeclined) {
 		printer.PrintDeclined(streams.ErrOut, verb)
 		return nil

@@ -366,3 +366,14 @@ func TestOneSelectedBySelectorStillConfirms(t *testing.T) {
 		t.Errorf("exit %d %q stderr %q", code, msg, errOut)
 	}
 }
+
+// TestManyNoneSelected: a selector matching nothing says so as kubectl does and exits 0.
+func TestManyNoneSelected(t *testing.T) {
+	c := fleetOf([]string{"a"}, nil)
+	o, out, errOut := newManyAction(rollout.VerbRestart, c, cmdutil.DryRunNone)
+	o.Namespace = "default"
+	mustRun(t, o.Run)
+	if out.Len() != 0 || errOut.String() != "No resources found in default namespace.\n" || len(c.Actions()) != 0 {
+		t.Errorf("stdout %q stderr %q actions %v", out, errOut, c.Actions())
+	}
+}

@@ -52,3 +52,9 @@ func NewRolloutPlanList(plans []*planner.Plan) *v1alpha1.RolloutPlanList {
 	}
 	return out
 }
+
+// PrintNoneSelected writes kubectl rollout's line for a selection that matched nothing:
+// "No resources found in NAMESPACE namespace." (RunRestart, pkg/cmd/rollout, v0.36.3).
+func PrintNoneSelected(w io.Writer, namespace string) {
+	fmt.Fprintf(w, "No resources found in %s namespace.\n", namespace)
+}
