@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -42,7 +43,7 @@ type ActionOptions struct {
 func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *ActionOptions {
 	return &ActionOptions{
 		Verb:      verb,
-		Writer:    newWriter(streams),
+		Writer:    newWriter(string(verb), streams),
 		Readiness: string(planner.ReadinessBatched),
 		MaxSteps:  40,
 		Output:    printer.NewOutputFlags(),
@@ -54,7 +55,7 @@ func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *Ac
 // newActionCommand builds the cobra command of a pause, resume or restart.
 func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example string) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   string(o.Verb) + " (deploy/NAME | NAME) [--dry-run=none|client|server] [-o json|yaml]",
+		Use:                   string(o.Verb) + " ((deploy/NAME | NAME) ... | -l SELECTOR | --all) [--yes] [--dry-run=none|client|server] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
 		Short:                 short,
 		Long:                  long,
@@ -164,10 +165,10 @@ func (o *ActionOptions) printPlans(items []*actionItem) error {
 	if err != nil {
 		return err
 	}
-	var plans []*planner.Plan
+	var plans []*v1alpha1.RolloutPlan
 	for _, it := range items {
 		if it.action != nil {
-			plans = append(plans, it.action.Plan)
+			plans = append(plans, printer.NewRolloutPlan(it.action.Plan, nil))
 		}
 	}
 	return p.PrintObj(printer.NewRolloutPlanList(plans), o.Out)

@@ -166,8 +166,9 @@ func (t *Targets) complete(f cmdutil.Factory, args []string, stateFile string, c
 	return nil
 }
 
-// Writer is what the commands that write a Deployment add to Target: kubectl's --dry-run and
-// --field-manager, registered and checked in one place.
+// Writer is what the commands that write Deployments add to Target: the selection of many
+// (Many: several names, -l, --all, --yes), kubectl's --dry-run and --field-manager,
+// registered and checked in one place.
 type Writer struct {
 	Target
 	Many
@@ -175,10 +176,12 @@ type Writer struct {
 	FieldManager string
 }
 
-// newWriter returns a Writer with the default field manager, asking (several Deployments)
-// on streams when they are a terminal.
-func newWriter(streams genericiooptions.IOStreams) Writer {
-	return Writer{FieldManager: DefaultFieldManager, Many: Many{Terminal: stdTerminal(streams)}}
+// newWriter returns a Writer of verb ("undo", "restart") with the default field manager,
+// asking (several Deployments) on streams when they are a terminal.
+func newWriter(verb string, streams genericiooptions.IOStreams) Writer {
+	return Writer{FieldManager: DefaultFieldManager, Many: Many{
+		verb: verb, Terminal: stdTerminal(streams), Select: target.NewFlags(target.Choices{Many: true}),
+	}}
 }
 
 // addFlags registers --dry-run=none|client|server, --field-manager and --yes on cmd.
@@ -188,13 +191,17 @@ func (w *Writer) addFlags(cmd *cobra.Command) {
 	w.Many.addFlags(cmd)
 }
 
-// Complete resolves the dry-run strategy and the Target.
+// Complete resolves the dry-run strategy and the Deployments selected (Many.resolve).
 func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	var err error
 	if w.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
 		return err
 	}
-	return w.Target.complete(f, args, "", nil)
+	t := Targets{Select: w.Select}
+	if err := t.complete(f, args, "", nil); err != nil {
+		return err
+	}
+	return w.resolve(t.Selection, t.Client)
 }
 
 // writeOptions are the kube.Options of the Writer's patch: its field manager, and a

@@ -23,6 +23,8 @@ import (
 // the Deployments selected, whether the selection may name more than one, and the one
 // confirmation's flag and terminal check.
 type Many struct {
+	// Select holds -l/--selector, --all and --chunk-size (target.Flags, kubectl rollout's).
+	Select *target.Flags
 	// Refs are the Deployments selected, in order; empty: the Writer's Target alone.
 	Refs []target.Ref
 	// Several is set when the selection was not one named Deployment (several names, -l,
@@ -35,11 +37,15 @@ type Many struct {
 	// Terminal says whether standard input and error are a terminal (the confirmation).
 	Terminal func() bool
 
+	verb   string // the command, for messages ("restart")
 	client kubernetes.Interface
 }
 
-// addFlags registers --yes on cmd.
+// addFlags registers -l/--selector, --all, --chunk-size and --yes on cmd.
 func (m *Many) addFlags(cmd *cobra.Command) {
+	if m.Select != nil {
+		m.Select.AddFlags(cmd)
+	}
 	cmd.Flags().BoolVar(&m.Yes, "yes", false, "Do not ask before writing when several Deployments are selected (without a terminal, required to write more than one).")
 }
 
@@ -54,6 +60,27 @@ func (w *Writer) objects() []rollout.Object {
 		out[i] = rollout.Object{Namespace: r.Namespace, Name: r.Name}
 	}
 	return out
+}
+
+// resolve sets the Deployments of sel (several names, or the LIST of -l/--all) and the
+// client. One named Deployment is the Target, as always. A run that would have to ask
+// without a terminal is refused before -l/--all lists anything. Errors: Selection.Resolve's.
+func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interface, error)) error {
+	w.Client, w.Namespace = client, sel.Namespace
+	w.Several = sel.Bulk()
+	if err := w.checkConfirm(w.verb); err != nil {
+		return err
+	}
+	refs, err := sel.Resolve()
+	if err != nil {
+		return err
+	}
+	if !w.Several && len(refs) == 1 {
+		w.Ref, w.Refs = refs[0], nil
+		return nil
+	}
+	w.Refs, w.Several = refs, true
+	return nil
 }
 
 // loadObject returns the client (made once) and the live state of one Deployment

@@ -377,3 +377,31 @@ func TestManyNoneSelected(t *testing.T) {
 		t.Errorf("stdout %q stderr %q actions %v", out, errOut, c.Actions())
 	}
 }
+
+// TestManyFlags: the selection flags through the command line. A run that would have to ask
+// without a terminal is refused before -l/--all list anything (the server given is not
+// reachable: any request would fail otherwise); kubectl's selection errors are one line.
+func TestManyFlags(t *testing.T) {
+	const noServer = "--server=http://127.0.0.1:1"
+	refused := func(verb string) string {
+		return "error: standard input is not a terminal, so " + verb + " cannot ask before changing several Deployments: pass --yes to " + verb + " them without asking, or --dry-run=client to preview only\n"
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"restart", "deploy", "-l", "app=x"}, refused("restart")},
+		{[]string{"pause", "--all"}, refused("pause")},
+		{[]string{"resume", "deploy/a", "deploy/b"}, refused("resume")},
+		{[]string{"undo", "deployment", "a", "b", "--to-revision", "2"}, refused("undo")},
+		{[]string{"restart", "-l", "app=x", "--all"}, "error: setting 'all' parameter but found a non empty selector: give -l/--selector or --all, not both\n"},
+		{[]string{"pause", "deploy/a", "-l", "app=x"}, "error: name cannot be provided when a selector is specified: give names, or -l/--selector or --all, not both\n"},
+		{[]string{"undo", "deploy/a", "deploy/b", "--patch-only", "--dry-run=client"}, "error: --patch-only and -o print the patch of one Deployment: 2 selected; name one\n"},
+		{[]string{"restart", "deploy/a", "rs/b", "--yes"}, "error: rollplan works on Deployments; got replicasets\n"},
+	} {
+		out, errOut, code := runRoot(t, "", append([]string{"-n", "shop", noServer}, tc.args...)...)
+		if code != ExitError || errOut != tc.want || out != "" {
+			t.Errorf("%v: exit %d stdout %q stderr %q, want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}

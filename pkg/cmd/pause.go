@@ -26,7 +26,10 @@ var (
 		kubectl rollplan pause deploy/web --dry-run=client
 
 		# Pause
-		kubectl rollplan pause deploy/web`)
+		kubectl rollplan pause deploy/web
+
+		# Pause every Deployment in the namespace (one preview each, one question)
+		kubectl rollplan pause --all`)
 )
 
 // NewCmdPause returns "kubectl rollplan pause".

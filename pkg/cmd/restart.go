@@ -26,7 +26,13 @@ var (
 
 		# Restart, checking the change with the API server first
 		kubectl rollplan restart deploy/web --dry-run=server
-		kubectl rollplan restart deploy/web`)
+		kubectl rollplan restart deploy/web
+
+		# Restart every Deployment labelled app=web, after one preview each and one question
+		kubectl rollplan restart deploy -l app=web
+
+		# Restart two Deployments without asking
+		kubectl rollplan restart deploy/web deploy/api --yes`)
 )
 
 // NewCmdRestart returns "kubectl rollplan restart".

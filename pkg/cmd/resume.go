@@ -24,7 +24,10 @@ var (
 		kubectl rollplan resume deploy/web --dry-run=client
 
 		# Resume
-		kubectl rollplan resume deploy/web`)
+		kubectl rollplan resume deploy/web
+
+		# Resume every Deployment labelled tier=front, without asking
+		kubectl rollplan resume -l tier=front --yes`)
 )
 
 // NewCmdResume returns "kubectl rollplan resume".

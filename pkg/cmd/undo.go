@@ -47,7 +47,10 @@ var (
 		kubectl rollplan undo deploy/web --to-revision 3
 
 		# Just the patch, for review or 'kubectl patch --type json'
-		kubectl rollplan undo deploy/web --to-revision 3 --patch-only`)
+		kubectl rollplan undo deploy/web --to-revision 3 --patch-only
+
+		# Roll back three Deployments to their previous revisions (one preview each, one question)
+		kubectl rollplan undo deploy web api worker`)
 )
 
 // UndoOptions holds the flags and dependencies of "kubectl rollplan undo".
@@ -66,7 +69,7 @@ type UndoOptions struct {
 // NewUndoOptions returns UndoOptions with defaults.
 func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
 	return &UndoOptions{
-		Writer:    newWriter(streams),
+		Writer:    newWriter("undo", streams),
 		Readiness: string(planner.ReadinessBatched),
 		MaxSteps:  40,
 		IOStreams: streams,
@@ -77,7 +80,7 @@ func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
 func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewUndoOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "undo (deploy/NAME | NAME) [--to-revision N] [--dry-run=none|client|server] [--patch-only]",
+		Use:                   "undo ((deploy/NAME | NAME) ... | -l SELECTOR | --all) [--to-revision N] [--yes] [--dry-run=none|client|server] [--patch-only]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Roll a Deployment back after showing the outcome, the diff and the rollout that follows",
 		Long:                  undoLong,

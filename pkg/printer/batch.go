@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
@@ -39,18 +35,6 @@ func ConfirmPrompt(verb string, ready []rollout.Object, failed int) string {
 // PrintDeclined writes what a declined confirmation left: "nothing was changed".
 func PrintDeclined(w io.Writer, verb string) {
 	fmt.Fprintf(w, "%s: declined, nothing was changed\n", verb)
-}
-
-// NewRolloutPlanList converts plans (one per Deployment, in order) to a RolloutPlanList.
-func NewRolloutPlanList(plans []*planner.Plan) *v1alpha1.RolloutPlanList {
-	out := &v1alpha1.RolloutPlanList{
-		TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "RolloutPlanList"},
-		Items:    make([]v1alpha1.RolloutPlan, 0, len(plans)),
-	}
-	for _, p := range plans {
-		out.Items = append(out.Items, *NewRolloutPlan(p, nil))
-	}
-	return out
 }
 
 // PrintNoneSelected writes kubectl rollout's line for a selection that matched nothing:
