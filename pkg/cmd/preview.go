@@ -28,6 +28,11 @@ var (
 
 		Without a change flag it previews the rest of a rollout already in flight. With
 		--state-file it reads 'kubectl get deploy,rs -o yaml' output instead of a cluster.
+
+		Several names, -l, --all or (without a change flag) -A preview many Deployments,
+		read with one paginated LIST of Deployments and one of ReplicaSets (--chunk-size):
+		a summary table, then each plan (--summary: the table only); -o prints a
+		RolloutPlanList. Change flags other than -f apply to each Deployment.
 		Nothing is changed in the cluster: the exact new template comes from a server-side
 		dry run.`)
 
@@ -41,6 +46,13 @@ var (
 		# What does a rollback to revision 2 roll out?
 		kubectl rollplan preview deploy/web --to-revision 2
 
+		# Every rollout in flight in the namespace, or in the cluster: one table
+		kubectl rollplan preview --all --summary
+		kubectl rollplan preview -A --summary
+
+		# The same image change on every Deployment labelled app=shop
+		kubectl rollplan preview -l app=shop --image '*=registry/shop:2.1'
+
 		# Offline, from a saved state
 		kubectl get deploy,rs -n shop -o yaml > state.yaml
 		kubectl rollplan preview web --state-file state.yaml --replicas 20`)
@@ -53,9 +65,13 @@ type PreviewOptions struct {
 	StateFile   string
 	FailOnStall bool
 	MaxSteps    int
+	Summary     bool
 	Output      *printer.OutputFlags
 
 	Target
+	// Fleet is the selection of many Deployments (several names, -l, --all, -A); when it
+	// selects one by name, Target is that one and preview prints as it always has.
+	Fleet Targets
 	// Now is the clock.
 	Now func() time.Time
 
@@ -68,6 +84,7 @@ func NewPreviewOptions(streams genericiooptions.IOStreams) *PreviewOptions {
 		Readiness: string(planner.ReadinessBatched),
 		MaxSteps:  40,
 		Output:    printer.NewOutputFlags(),
+		Fleet:     newTargets(readOnlyFleet),
 		Now:       time.Now,
 		IOStreams: streams,
 	}
@@ -77,7 +94,7 @@ func NewPreviewOptions(streams genericiooptions.IOStreams) *PreviewOptions {
 func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewPreviewOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "preview (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart]",
+		Use:                   "preview (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--summary]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Preview the ReplicaSet writes a Deployment change makes",
 		Long:                  previewLong,
@@ -89,19 +106,31 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
 	cmd.Flags().BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d when the plan ends Stalled.", ExitStalled))
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table in the human output; the middle of a longer plan is elided (0: all).")
+	cmd.Flags().BoolVar(&o.Summary, "summary", false, "Print the summary table only (one row per Deployment), not each plan in full.")
 	o.Output.AddFlags(cmd)
+	o.Fleet.Select.AddFlags(cmd)
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
 	return cmd
 }
 
-// Complete resolves the namespace, the Deployment's name and the client.
+// Complete resolves the namespace, the selection (one Deployment's name, or many) and the
+// client.
 func (o *PreviewOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	if err := o.Fleet.completeFleet(f, args, o.StateFile); err != nil {
+		return err
+	}
+	if o.Fleet.many() {
+		return nil
+	}
 	return o.Target.complete(f, args, o.StateFile, nil)
 }
 
 // Validate checks the flags.
 func (o *PreviewOptions) Validate() error {
 	if err := validateReadiness(o.Readiness); err != nil {
+		return err
+	}
+	if err := o.validateFleet(); err != nil {
 		return err
 	}
 	if !o.Output.Human() {
@@ -118,11 +147,14 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	now := o.Now().UTC().Truncate(time.Second)
+	if o.Fleet.many() {
+		return o.runFleet(ctx, now)
+	}
 	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, o.Change.Filename != "")
 	if err != nil {
 		return err
 	}
-	desired, warnings, err := o.desired(ctx, state, now)
+	desired, warnings, err := o.desired(ctx, state, o.Namespace, now)
 	if err != nil {
 		return err
 	}
@@ -136,14 +168,19 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, rs := range state.Orphans {
-		warnings = append(warnings, fmt.Sprintf("ReplicaSet %s has no owner: the controller adopts it at its next sync", rs.Name))
-	}
-	if o.Output.Human() {
-		if err := printer.PrintPlan(o.Out, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: warnings}); err != nil {
+	warnings = append(warnings, orphanWarnings(state)...)
+	switch {
+	case o.Output.Human() && o.Summary:
+		api := printer.NewRolloutPlan(plan, warnings)
+		row := printer.SummaryRow{Namespace: plan.Namespace, Name: plan.Name, Change: o.changeWords(api), Plan: api}
+		if err := printer.PrintSummary(o.Out, printer.Summary{Rows: []printer.SummaryRow{row}}); err != nil {
 			return err
 		}
-	} else {
+	case o.Output.Human():
+		if err := printer.PrintPlan(o.Out, plan, o.planOptions(warnings)); err != nil {
+			return err
+		}
+	default:
 		p, err := o.Output.ToPrinter()
 		if err != nil {
 			return err
@@ -158,14 +195,28 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// desired applies the change flags to the state and, against a cluster, gets the exact
-// server-defaulted template from a dry run.
-func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, now time.Time) (*appsv1.Deployment, []string, error) {
+// planOptions are the human plan's options with warnings.
+func (o *PreviewOptions) planOptions(warnings []string) printer.PlanOptions {
+	return printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: warnings}
+}
+
+// orphanWarnings says, for each orphan ReplicaSet of st, that the controller adopts it.
+func orphanWarnings(st *cluster.State) []string {
+	var out []string
+	for _, rs := range st.Orphans {
+		out = append(out, fmt.Sprintf("ReplicaSet %s has no owner: the controller adopts it at its next sync", rs.Name))
+	}
+	return out
+}
+
+// desired applies the change flags to the state (a Deployment of namespace) and, against a
+// cluster, gets the exact server-defaulted template from a dry run.
+func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, namespace string, now time.Time) (*appsv1.Deployment, []string, error) {
 	if !o.Change.Any() {
 		return state.Deployment, nil, nil
 	}
 	if o.StateFile != "" {
-		desired, warnings, err := o.Change.Desired(state, o.Namespace, o.In, now)
+		desired, warnings, err := o.Change.Desired(state, namespace, o.In, now)
 		if err == nil && o.Change.Filename != "" {
 			warnings = append(warnings, "offline: the manifest's template is defaulted client-side; the new ReplicaSet's name may differ from the one the server-defaulted template gets")
 		}
@@ -175,5 +226,5 @@ func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, now 
 	if err != nil {
 		return nil, nil, err
 	}
-	return o.Change.ServerDesired(ctx, cs, state, o.Namespace, o.In, now)
+	return o.Change.ServerDesired(ctx, cs, state, namespace, o.In, now)
 }

@@ -108,6 +108,30 @@ func TestValidateMany(t *testing.T) {
 	}
 }
 
+func TestOne(t *testing.T) {
+	for _, tc := range []struct {
+		s    Selection
+		want bool
+	}{
+		{Selection{Args: []string{"a", "b"}}, true}, // not Many: ParseArgs' error later
+		{Selection{Many: true, Args: []string{"web"}}, true},
+		{Selection{Many: true, Args: []string{"deploy/web"}}, true},
+		{Selection{Many: true, Args: []string{"deployment", "web"}}, true},
+		{Selection{Many: true, Args: []string{"deploy"}}, true},
+		{Selection{Many: true, Args: []string{"a", "b"}}, false},
+		{Selection{Many: true, Args: []string{"deploy", "a", "b"}}, false},
+		{Selection{Many: true, Args: []string{"deploy", "deploy/a"}}, false},
+		{Selection{Many: true, Selector: "app=web"}, false},
+		{Selection{Many: true, Args: []string{"deploy"}, All: true}, false},
+		{Selection{Many: true, AllNamespaces: true}, false},
+		{Selection{Many: true, Filenames: &resource.FilenameOptions{Filenames: []string{"x"}}}, false},
+	} {
+		if got := tc.s.One(); got != tc.want {
+			t.Errorf("%+v: One() = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
 func TestResolveManyNames(t *testing.T) {
 	s := &Selection{Many: true, Args: []string{"a", "deploy/b", "a"}, Namespace: "shop", Builder: NewBuilder(noRequests(t))}
 	got, err := s.Resolve()

@@ -74,6 +74,13 @@ func (s *Selection) Bulk() bool {
 	return s.Many && (s.Selector != "" || s.All || s.AllNamespaces)
 }
 
+// One reports whether the selection is one Deployment given by name, in today's forms
+// (ParseArgs: "NAME", "TYPE/NAME", "TYPE NAME"), with no -l, --all, -A or -f/-k: a command
+// then reads and prints it as it always has (a RolloutPlan, not a list of one).
+func (s *Selection) One() bool {
+	return !s.Many || s.single()
+}
+
 // Manifests reports whether -f or -k was given: the command plans the manifests' objects.
 func (s *Selection) Manifests() bool {
 	return s.Filenames != nil && (len(s.Filenames.Filenames) > 0 || s.Filenames.Kustomize != "")
@@ -86,7 +93,7 @@ func (s *Selection) Manifests() bool {
 // all namespaces"), names or -A with -f/-k, -f with -k, an invalid selector, a negative
 // --chunk-size, and nothing selected at all.
 func (s *Selection) Validate() error {
-	if !s.Many || s.single() {
+	if s.One() {
 		_, err := ParseArgs(s.Args)
 		return err
 	}
@@ -208,7 +215,7 @@ func (s *Selection) Resolve() ([]Ref, error) {
 
 // names returns the names of a selection by name: ParseArgs' one, or ParseNames' many.
 func (s *Selection) names() ([]string, error) {
-	if !s.Many || s.single() {
+	if s.One() {
 		name, err := ParseArgs(s.Args)
 		if err != nil {
 			return nil, err

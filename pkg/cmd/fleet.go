@@ -1,0 +1,141 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+// readOnlyFleet are the selection flags of the read-only commands over many Deployments
+// (preview, history, drive status): several names, -l, --all, -A, --chunk-size.
+var readOnlyFleet = target.Choices{Many: true, AllNamespaces: true}
+
+// fleetMember is one selected Deployment with its state, or the error that kept it from one.
+type fleetMember struct {
+	target.Ref
+	State *cluster.State
+	Err   error
+}
+
+// fleetClient returns the clientset of reads over many Deployments: protobuf, as the
+// controllers read, and a client-side rate limit (QPS 50, burst 100) that does not delay the
+// pages of a paginated LIST (the default 5 per second added seconds to a 20-page read).
+func fleetClient(f cmdutil.Factory) func() (kubernetes.Interface, error) {
+	return func() (kubernetes.Interface, error) {
+		cfg, err := f.ToRESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfg.QPS, cfg.Burst = 50, 100
+		cfg.ContentType = runtime.ContentTypeProtobuf
+		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+		return kubernetes.NewForConfig(cfg)
+	}
+}
+
+// completeFleet is Targets.complete for a read-only command with a --state-file flag: -l,
+// --all and -A list a cluster, so with a state file the Deployments are named.
+func (t *Targets) completeFleet(f cmdutil.Factory, args []string, stateFile string) error {
+	if err := t.complete(f, args, stateFile, fleetClient(f)); err != nil {
+		return err
+	}
+	if stateFile != "" && t.Selection.Bulk() {
+		return errors.New("-l, --all and -A list a cluster: with --state-file, name the Deployments (deploy/a deploy/b)")
+	}
+	return nil
+}
+
+// many reports whether the command was given more than one Deployment's worth of selection
+// (several names, -l, --all, -A): it then prints per Deployment, and a list for -o.
+func (t *Targets) many() bool {
+	return t.Selection != nil && !t.Selection.One()
+}
+
+// load reads the selected Deployments. -l/--all/-A: cluster.LoadFleet, two paginated LISTs
+// (Deployments, ReplicaSets) whatever their number; names: each with loadState (a GET and a
+// LIST, or the state file), its failure kept on its member. Errors: the client's, and a
+// failed fleet LIST (nothing can be planned then).
+func (t *Targets) load(ctx context.Context, stateFile string) ([]fleetMember, error) {
+	sel := t.Selection
+	if sel.Bulk() {
+		cs, err := t.Client()
+		if err != nil {
+			return nil, err
+		}
+		sc := sel.Scope()
+		ms, err := cluster.LoadFleet(ctx, cs, cluster.Scope{Namespace: sc.Namespace, LabelSelector: sc.LabelSelector, ChunkSize: sc.ChunkSize})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]fleetMember, 0, len(ms))
+		for _, m := range ms {
+			out = append(out, fleetMember{Ref: target.Ref{Namespace: m.Deployment.Namespace, Name: m.Deployment.Name}, State: m.State, Err: m.Err})
+		}
+		return out, nil
+	}
+	refs, err := sel.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fleetMember, 0, len(refs))
+	for _, ref := range refs {
+		st, err := loadState(ctx, t.Client, stateFile, ref.Namespace, ref.Name, false)
+		if st != nil && ref.Namespace == "" {
+			ref.Namespace = st.Deployment.Namespace
+		}
+		out = append(out, fleetMember{Ref: ref, State: st, Err: err})
+	}
+	return out, nil
+}
+
+// fleetErrors prints each failed Deployment's error on w as one line naming it
+// ("error: deployment shop/web: ...") and returns the names of the failed ones, in order.
+func fleetErrors(w io.Writer, failed []fleetMember) []string {
+	var names []string
+	for _, m := range failed {
+		msg, _, _ := strings.Cut(m.Err.Error(), "\n")
+		fmt.Fprintf(w, "error: deployment %s: %s\n", m.Ref, msg)
+		names = append(names, m.Ref.String())
+	}
+	return names
+}
+
+// fleetExit is the exit of a command over many Deployments, once every result is printed:
+// ExitError (1) with one line naming the failed Deployments when any failed, else ExitStalled
+// (3, nothing more printed, as for one plan) when failOnStall and any plan stalled, else nil.
+// A failure wins over a stall: a Deployment that could not be planned may stall too.
+func fleetExit(failed []string, stalled int, failOnStall bool) error {
+	switch {
+	case len(failed) > 0:
+		return NewExitError(ExitError, fmt.Sprintf("%d Deployment(s) failed: %s", len(failed), strings.Join(failed, ", ")))
+	case failOnStall && stalled > 0:
+		return NewExitError(ExitStalled, "")
+	}
+	return nil
+}
+
+// newList returns kubectl's v1 List (kind List, as `kubectl get a b -o json` prints) of
+// objects, for -o of a command whose object has no list kind of its own.
+func newList(objs []runtime.Object) (*corev1.List, error) {
+	l := &corev1.List{Items: make([]runtime.RawExtension, 0, len(objs))}
+	l.APIVersion, l.Kind = "v1", "List"
+	for _, o := range objs {
+		raw, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		l.Items = append(l.Items, runtime.RawExtension{Raw: raw})
+	}
+	return l, nil
+}
