@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -85,6 +86,46 @@ func (b *DeploymentBuilder) RevisionHistoryLimit(n int32) *DeploymentBuilder {
 // pod-template-hash.
 func (b *DeploymentBuilder) Hold() *DeploymentBuilder {
 	SetHold(&b.d.Spec.Template, true)
+	return b
+}
+
+// ReadyAfterAnnotation and ReadyAfterMaxAnnotation on a pod (template) make kwok mark it
+// Ready only after a delay (hack/cluster/kwok-stages.yaml, pod-ready's delay): ReadyAfter
+// alone, that Go duration; with ReadyAfterMax above it, a duration drawn uniformly from
+// [ReadyAfter, ReadyAfterMax) for each pod.
+const (
+	ReadyAfterAnnotation    = "rollplan.test/ready-after"
+	ReadyAfterMaxAnnotation = "rollplan.test/ready-after-max"
+)
+
+// ReadyAfter makes every pod of the Deployment become Ready min after kwok sees it
+// scheduled, or, with max > min, after a duration drawn uniformly from [min, max) per pod
+// (SetReadyAfter). It changes the pod template, hence the pod-template-hash.
+func (b *DeploymentBuilder) ReadyAfter(min, max time.Duration) *DeploymentBuilder {
+	SetReadyAfter(&b.d.Spec.Template, min, max)
+	return b
+}
+
+// SetReadyAfter sets (min > 0) or removes (min == 0) the ready-after annotations of a pod
+// template; max <= min sets a fixed delay.
+func SetReadyAfter(tmpl *corev1.PodTemplateSpec, min, max time.Duration) {
+	delete(tmpl.Annotations, ReadyAfterAnnotation)
+	delete(tmpl.Annotations, ReadyAfterMaxAnnotation)
+	if min <= 0 {
+		return
+	}
+	if tmpl.Annotations == nil {
+		tmpl.Annotations = map[string]string{}
+	}
+	tmpl.Annotations[ReadyAfterAnnotation] = min.String()
+	if max > min {
+		tmpl.Annotations[ReadyAfterMaxAnnotation] = max.String()
+	}
+}
+
+// ProgressDeadline sets spec.progressDeadlineSeconds.
+func (b *DeploymentBuilder) ProgressDeadline(seconds int32) *DeploymentBuilder {
+	b.d.Spec.ProgressDeadlineSeconds = &seconds
 	return b
 }
 
