@@ -1,0 +1,75 @@
+package status
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// TestStartStateCreated: mid-rollout (new 5, old 6) the start is old at 10 with every pod
+// available and no new ReplicaSet; the plan from there creates the live new ReplicaSet's name.
+func TestStartStateCreated(t *testing.T) {
+	d, rss := point{oldReplicas: 6, oldAvailable: 6, newReplicas: 5, newAvailable: 2, observed: true}.state(testutil.RollingUpdate("25%", "25%"))
+	in := StartState(d, rss)
+	if len(in.ReplicaSets) != 1 || in.ReplicaSets[0].Name != rss[0].Name {
+		t.Fatalf("start ReplicaSets %v, want the old one alone", in.ReplicaSets)
+	}
+	old := in.ReplicaSets[0]
+	if got := []int32{ptr.Deref(old.Spec.Replicas, -1), old.Status.Replicas, old.Status.AvailableReplicas}; !cmp.Equal(got, []int32{10, 10, 10}) {
+		t.Errorf("old at start: spec, status, available %v, want 10 10 10", got)
+	}
+	if ptr.Deref(rss[0].Spec.Replicas, -1) != 6 {
+		t.Error("StartState modified the live ReplicaSet")
+	}
+	p, err := planner.Simulate(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NewReplicaSet.Name != rss[1].Name || !p.NewReplicaSet.Created || p.NewReplicaSet.Revision != 2 {
+		t.Errorf("planned new ReplicaSet %+v, want %s created with revision 2", p.NewReplicaSet, rss[1].Name)
+	}
+}
+
+// TestStartStateReused: a rollback reuses revision 1's ReplicaSet (now revision 3, history
+// "1"); at the start it is the old revision 1 at 0, and the previous one (revision 2) at 10.
+func TestStartStateReused(t *testing.T) {
+	d, rss := point{oldReplicas: 8, oldAvailable: 8, newReplicas: 3, observed: true}.state(testutil.RollingUpdate("25%", "25%"))
+	reused, prev := rss[1], rss[0]
+	reused.CreationTimestamp = testutil.Time(-10)
+	reused.Annotations[deployutil.RevisionAnnotation] = "3"
+	reused.Annotations[deployutil.RevisionHistoryAnnotation] = "1"
+	prev.Annotations[deployutil.RevisionAnnotation] = "2"
+	in := StartState(d, rss)
+	if len(in.ReplicaSets) != 2 {
+		t.Fatalf("start has %d ReplicaSets, want 2", len(in.ReplicaSets))
+	}
+	for _, rs := range in.ReplicaSets {
+		rev, _ := deployutil.Revision(rs)
+		switch rs.Name {
+		case reused.Name:
+			if ptr.Deref(rs.Spec.Replicas, -1) != 0 || rev != 1 || rs.Annotations[deployutil.RevisionHistoryAnnotation] != "" {
+				t.Errorf("reused at start: %d replicas, revision %d, history %q; want 0, 1, none",
+					ptr.Deref(rs.Spec.Replicas, -1), rev, rs.Annotations[deployutil.RevisionHistoryAnnotation])
+			}
+		case prev.Name:
+			if ptr.Deref(rs.Spec.Replicas, -1) != 10 || rev != 2 {
+				t.Errorf("previous at start: %d replicas, revision %d; want 10, 2", ptr.Deref(rs.Spec.Replicas, -1), rev)
+			}
+		}
+	}
+	p, err := planner.Simulate(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.NewReplicaSet.Reused || p.NewReplicaSet.Revision != 3 || p.NewReplicaSet.Name != reused.Name {
+		t.Errorf("planned new ReplicaSet %+v, want %s reused as revision 3", p.NewReplicaSet, reused.Name)
+	}
+	if got := Reached(p, rss, reused.Name); got != 2 {
+		t.Errorf("reached %d steps of %d, want 2 (new 0 -> 3, old 10 -> 8)", got, len(p.Steps))
+	}
+}
