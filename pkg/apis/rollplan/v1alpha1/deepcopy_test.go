@@ -24,8 +24,27 @@ var (
 		"RolloutPlanList": rolloutPlanList,
 		"RolloutHistory":  rolloutHistory,
 		"DriveStatus":     driveStatus,
+		"RolloutStatus":   func() runtime.Object { return rolloutStatus("web") },
+		"RolloutStatusList": func() runtime.Object {
+			return &RolloutStatusList{TypeMeta: typeMeta("RolloutStatusList"), Items: []RolloutStatus{*rolloutStatus("web"), *rolloutStatus("api")}}
+		},
 	}
 )
+
+func rolloutStatus(name string) *RolloutStatus {
+	at := metav1.NewTime(t0.Truncate(time.Second)) // metav1.Time keeps seconds
+	return &RolloutStatus{
+		TypeMeta: typeMeta("RolloutStatus"),
+		Deployment: StatusDeployment{Namespace: "shop", Name: name, Replicas: 10, Strategy: "RollingUpdate", MaxSurgePods: 3,
+			MaxUnavailablePods: 2, ProgressDeadlineSeconds: ptr.To[int32](600)},
+		ObservedAt: at, Phase: "Progressing", Message: "Waiting", Step: 3, Steps: 6, NewReplicaSet: name + "-7d9f", Revision: 2,
+		ReplicaSets: []StatusReplicaSet{{Name: name + "-7d9f", Revision: 2, New: true, Replicas: 5, Current: 5, Ready: 2, Available: 2}},
+		Next:        &StatusWrite{ReplicaSet: name + "-5c4b", From: 8, To: 3},
+		Waiting:     "2 of 5 new pods available", StartedAt: &at, CompletedAt: &at,
+		Elapsed: &metav1.Duration{Duration: time.Minute}, LastProgressAt: &at, DeadlineAt: &at,
+		ETA: &metav1.Duration{Duration: time.Minute}, Warning: "near", HeldBy: "drive", PlanError: "none",
+	}
+}
 
 func typeMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: SchemeGroupVersion.String(), Kind: kind}

@@ -15,8 +15,8 @@ var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1alpha
 var (
 	// SchemeBuilder registers the kinds of this package.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
-	// AddToScheme adds RolloutPlan, RolloutPlanList, RolloutHistory and DriveStatus to a
-	// scheme.
+	// AddToScheme adds RolloutPlan, RolloutPlanList, RolloutHistory, DriveStatus,
+	// RolloutStatus and RolloutStatusList to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -31,6 +31,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&RolloutPlanList{},
 		&RolloutHistory{},
 		&DriveStatus{},
+		&RolloutStatus{},
+		&RolloutStatusList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
