@@ -153,3 +153,21 @@ func setTypeMeta(d *appsv1.Deployment, rsLists ...[]*appsv1.ReplicaSet) {
 		}
 	}
 }
+
+// StateOf returns the State of d among candidates (ReplicaSets of any namespace and labels,
+// for example those of a watch cache): the ReplicaSets its controller claims, the orphans
+// and the foreign ones, as LoadLive sorts them. d and candidates are not modified (cached
+// objects): the State holds copies. Errors: a missing or invalid spec.selector.
+func StateOf(d *appsv1.Deployment, candidates []*appsv1.ReplicaSet) (*State, error) {
+	selector, err := deploymentSelector(d)
+	if err != nil {
+		return nil, err
+	}
+	var mine []*appsv1.ReplicaSet
+	for _, rs := range candidates {
+		if claimOf(d, selector, rs) != claimNone {
+			mine = append(mine, rs.DeepCopy())
+		}
+	}
+	return newState(d.DeepCopy(), mine, "cluster")
+}

@@ -160,3 +160,27 @@ func TestNewStateSelectorErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestStateOfCopies: StateOf claims as newState does, and leaves the (cached) inputs alone.
+func TestStateOfCopies(t *testing.T) {
+	d := testutil.Deployment("web").Build()
+	d.Kind, d.APIVersion = "", ""
+	api := testutil.Deployment("api").Build()
+	mine := testutil.ReplicaSetFor(d).Name("web-1").Build()
+	theirs := testutil.ReplicaSetFor(api).Name("api-1").Build()
+	loose := testutil.ReplicaSet("loose", "web").Build()
+	mine.Kind, loose.Kind = "", ""
+	s, err := StateOf(d, []*appsv1.ReplicaSet{theirs, mine, loose})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"loose", "web-1"}, names(s.ReplicaSets)); diff != "" {
+		t.Errorf("claimed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"loose"}, names(s.Orphans)); diff != "" {
+		t.Errorf("orphans (-want +got):\n%s", diff)
+	}
+	if d.Kind != "" || mine.Kind != "" || loose.Kind != "" || s.ReplicaSets[1] == mine || s.Deployment == d {
+		t.Error("StateOf modified or kept its inputs instead of copies")
+	}
+}

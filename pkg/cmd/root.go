@@ -30,11 +30,15 @@ const (
 	// ExitError: any error HandleError is given that does not carry another code (bad
 	// input, a missing object, an API failure, an edit by someone else during drive).
 	ExitError = 1
-	// ExitStalled: with --fail-on-stall, the plan ends Stalled (the rollout would not complete).
+	// ExitStalled: with --fail-on-stall, the plan ends Stalled (the rollout would not complete);
+	// status: a rollout exceeded its progress deadline (ProgressDeadlineExceeded).
 	ExitStalled = 3
 	// ExitHeld: drive stopped on purpose and holds the rollout (--steps, --until-step, a hold
 	// answer, or a timeout).
 	ExitHeld = 4
+	// ExitTimedOut: status --watch, --timeout passed before every rollout was complete (and
+	// none exceeded its progress deadline, which is ExitStalled).
+	ExitTimedOut = 5
 )
 
 // exitError is an error that sets the exit code (NewExitError). HandleError prints its message,
@@ -110,6 +114,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdDrive(f, streams))
 	cmd.AddCommand(NewCmdAbort(f, streams))
 	cmd.AddCommand(NewCmdGuard(f, streams))
+	cmd.AddCommand(NewCmdStatus(f, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
 	return cmd

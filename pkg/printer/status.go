@@ -144,7 +144,13 @@ func StatusLine(r *v1alpha1.RolloutStatus) string {
 func StatusKey(r *v1alpha1.RolloutStatus) string {
 	c := *r
 	c.Elapsed, c.ETA = nil, nil
-	c.Warning = strings.SplitN(c.Warning, ":", 2)[0]
+	switch {
+	case c.Warning == "":
+	case c.DeadlineAt != nil && !c.DeadlineAt.After(c.ObservedAt.Time):
+		c.Warning = "deadline passed"
+	default:
+		c.Warning = "deadline near"
+	}
 	return StatusLine(&c)
 }
 

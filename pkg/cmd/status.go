@@ -1,0 +1,256 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/kubectl/pkg/util/term"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/status"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+var (
+	statusLong = templates.LongDesc(`
+		Show where a Deployment's rollout in flight (the controller's, or kubectl rollplan
+		drive's) stands against its plan: step k of n of the whole rollout, every ReplicaSet's
+		replicas, ready and available pods, what the controller waits for now, the time since
+		the rollout started, and the progress deadline, with a warning once half of
+		progressDeadlineSeconds passed without progress.
+
+		--watch follows the rollouts through a watch (no polling): on a terminal the status is
+		redrawn in place, otherwise a line is printed per change. It ends as 'kubectl rollout
+		status' does: exit 0 once every rollout is complete, 3 when one exceeded its progress
+		deadline (ProgressDeadlineExceeded), 5 when --timeout passed first. Without --watch the
+		status is printed once (exit 0, or 3 for a rollout that exceeded its deadline).
+
+		With -l or --all, one line per Deployment.`)
+
+	statusExample = templates.Examples(`
+		# Where does the rollout of web stand?
+		kubectl rollplan status deploy/web
+
+		# Follow it to the end (exit 0 complete, 3 ProgressDeadlineExceeded, 5 --timeout)
+		kubectl rollplan status deploy/web --watch --timeout 10m
+
+		# Every Deployment labelled tier=web, one line each, followed
+		kubectl rollplan status -l tier=web --watch
+
+		# Machine-readable (kind RolloutStatus, apiVersion rollplan.dev/v1alpha1)
+		kubectl rollplan status deploy/web -o json`)
+)
+
+// StatusOptions holds the flags and dependencies of "kubectl rollplan status".
+type StatusOptions struct {
+	Watch   bool
+	Timeout time.Duration
+	Output  *printer.OutputFlags
+
+	Targets
+	// Now is the clock; Terminal reports whether Out is a terminal (redraw in place).
+	Now      func() time.Time
+	Terminal func() bool
+
+	genericiooptions.IOStreams
+}
+
+// NewStatusOptions returns StatusOptions with defaults.
+func NewStatusOptions(streams genericiooptions.IOStreams) *StatusOptions {
+	return &StatusOptions{
+		Output:    printer.NewOutputFlags(),
+		Targets:   newTargets(target.Choices{Many: true}),
+		Now:       time.Now,
+		Terminal:  func() bool { return term.TTY{Out: streams.Out}.IsTerminalOut() },
+		IOStreams: streams,
+	}
+}
+
+// NewCmdStatus returns "kubectl rollplan status".
+func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewStatusOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "status (deploy/NAME | NAME) | -l SELECTOR | --all [--watch] [--timeout D] [-o json|yaml]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Show where a rollout in flight stands against its plan; --watch follows it",
+		Long:                  statusLong,
+		Example:               statusExample,
+		RunE:                  runE(f, o),
+	}
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "Follow the rollouts until they are complete or fail (redrawn in place on a terminal, a line per change otherwise).")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "With --watch, the length of time to wait before giving up (exit 5), zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
+	o.Select.AddFlags(cmd)
+	o.Output.HumanForm = "the human-readable status"
+	o.Output.AddFlags(cmd)
+	return cmd
+}
+
+// Complete resolves the selection, the namespace and the client.
+func (o *StatusOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	return o.Targets.complete(f, args, "", nil)
+}
+
+// Validate checks the flags.
+func (o *StatusOptions) Validate() error {
+	if o.Timeout < 0 {
+		return fmt.Errorf("--timeout %s: must be 0 (never) or more", o.Timeout)
+	}
+	if o.Timeout > 0 && !o.Watch {
+		return errors.New("--timeout needs --watch")
+	}
+	if !o.Output.Human() {
+		if _, err := o.Output.ToPrinter(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// config returns status.Follow's configuration of the selection.
+func (o *StatusOptions) config() (status.Config, error) {
+	sel := o.Selection
+	cfg := status.Config{Namespace: sel.Namespace, Watch: o.Watch, Timeout: o.Timeout, Now: o.Now}
+	if sel.Bulk() {
+		ls, err := labels.Parse(sel.Scope().LabelSelector)
+		if err != nil {
+			return cfg, fmt.Errorf("-l %s: %w", sel.Selector, err)
+		}
+		cfg.Selector = ls
+		return cfg, nil
+	}
+	refs, err := sel.Resolve()
+	if err != nil {
+		return cfg, err
+	}
+	for _, r := range refs {
+		cfg.Namespace = r.Namespace
+		cfg.Names = append(cfg.Names, r.Name)
+	}
+	return cfg, nil
+}
+
+// Run follows the selected rollouts (status.Follow), shows them and returns the exit code's
+// error: nil complete (or in progress without --watch), ExitStalled for a rollout that
+// exceeded its progress deadline, ExitTimedOut for --timeout.
+func (o *StatusOptions) Run(ctx context.Context) error {
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	show, err := o.shower(len(cfg.Names) == 1)
+	if err != nil {
+		return err
+	}
+	sts, timedOut, err := status.Follow(ctx, client, cfg, show)
+	if err != nil {
+		return err
+	}
+	if len(sts) == 0 {
+		fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", cfg.Namespace)
+		return nil
+	}
+	return exitOf(sts, timedOut, o.Timeout)
+}
+
+// exitOf turns the last statuses into the command's error (status.Summarize's result).
+func exitOf(sts []*status.Status, timedOut bool, timeout time.Duration) error {
+	switch status.Summarize(sts, timedOut) {
+	case status.ResultFailed:
+		var names []string
+		for _, s := range sts {
+			if s.Phase == status.PhaseFailed {
+				names = append(names, fmt.Sprintf("%q", s.Name))
+			}
+		}
+		return NewExitError(ExitStalled, fmt.Sprintf("deployment %s exceeded its progress deadline", strings.Join(names, ", ")))
+	case status.ResultTimedOut:
+		return NewExitError(ExitTimedOut, fmt.Sprintf("timed out after %s waiting for the rollout to finish", timeout))
+	}
+	return nil
+}
+
+// shower returns how statuses are shown: -o prints the object (a RolloutStatusList with
+// several Deployments) at every change; on a terminal the human form is redrawn in place
+// (the block of one Deployment, the lines of several); otherwise, with --watch, a line per
+// Deployment whose line changed; without --watch, the block of one named Deployment or one
+// line per Deployment.
+func (o *StatusOptions) shower(one bool) (func([]*status.Status) error, error) {
+	if !o.Output.Human() {
+		p, err := o.Output.ToPrinter()
+		if err != nil {
+			return nil, err
+		}
+		changed := changeFilter()
+		return func(sts []*status.Status) error {
+			if !changed(sts) {
+				return nil
+			}
+			if one && len(sts) == 1 {
+				return p.PrintObj(printer.NewRolloutStatus(sts[0]), o.Out)
+			}
+			return p.PrintObj(printer.NewRolloutStatusList(sts), o.Out)
+		}, nil
+	}
+	render := func(sts []*status.Status) string {
+		var b strings.Builder
+		if one && len(sts) == 1 {
+			_ = printer.PrintRolloutStatus(&b, printer.NewRolloutStatus(sts[0]))
+			return b.String()
+		}
+		for _, s := range sts {
+			b.WriteString(printer.StatusLine(printer.NewRolloutStatus(s)) + "\n")
+		}
+		return b.String()
+	}
+	switch {
+	case !o.Watch:
+		return func(sts []*status.Status) error { _, err := fmt.Fprint(o.Out, render(sts)); return err }, nil
+	case o.Terminal():
+		r := &printer.Redraw{W: o.Out}
+		return func(sts []*status.Status) error { return r.Draw(render(sts)) }, nil
+	}
+	last := map[string]string{}
+	return func(sts []*status.Status) error {
+		for _, s := range sts {
+			obj := printer.NewRolloutStatus(s)
+			key := printer.StatusKey(obj)
+			if last[s.Namespace+"/"+s.Name] == key {
+				continue
+			}
+			last[s.Namespace+"/"+s.Name] = key
+			if _, err := fmt.Fprintln(o.Out, printer.StatusLine(obj)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// changeFilter returns a function that reports whether statuses differ (by
+// printer.StatusKey) from those it was last given.
+func changeFilter() func([]*status.Status) bool {
+	var last string
+	return func(sts []*status.Status) bool {
+		var b strings.Builder
+		for _, s := range sts {
+			b.WriteString(printer.StatusKey(printer.NewRolloutStatus(s)) + "\n")
+		}
+		if b.String() == last {
+			return false
+		}
+		last = b.String()
+		return true
+	}
+}

@@ -1,0 +1,135 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/watch"
+)
+
+// Config says which Deployments Follow reads and how long it follows them.
+type Config struct {
+	// Namespace of the Deployments. Required.
+	Namespace string
+	// Names selects Deployments by name; empty selects by Selector.
+	Names []string
+	// Selector selects the Deployments when Names is empty (nil: every one in Namespace).
+	Selector labels.Selector
+	// Watch follows the rollouts until every one is done; false reads them once.
+	Watch bool
+	// Timeout ends a Watch (ErrTimeout result); 0: none.
+	Timeout time.Duration
+	// Options are Compute's.
+	Options Options
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Follow reads the Deployments cfg selects and their ReplicaSets through a watch cache
+// (pkg/watch: one LIST each, then a watch; for one name the Deployment is read first, and
+// only the ReplicaSets its selector matches are watched) and calls show with their
+// statuses (Compute), sorted by name: once without cfg.Watch; with it, at once, on every
+// change and every second, until every rollout is done (AllDone), ctx ends or cfg.Timeout
+// passes. It returns the last statuses and whether the timeout passed.
+//
+// Errors: reading a named Deployment (kubectl's NotFound), starting the watch, a named
+// Deployment deleted while followed (as `kubectl rollout status`: "object has been
+// deleted"), show's, and ctx's cause.
+func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show func([]*Status) error) ([]*Status, bool, error) {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	opts := watch.Options{Namespace: cfg.Namespace, Selector: cfg.Selector, Now: now}
+	if len(cfg.Names) == 1 {
+		d, err := client.AppsV1().Deployments(cfg.Namespace).Get(ctx, cfg.Names[0], metav1.GetOptions{})
+		if err != nil {
+			return nil, false, err
+		}
+		if opts.ReplicaSets, err = metav1.LabelSelectorAsSelector(d.Spec.Selector); err != nil {
+			return nil, false, fmt.Errorf("deployment %s/%s: spec.selector: %w", d.Namespace, d.Name, err)
+		}
+		opts.Name = d.Name
+	}
+	if len(cfg.Names) > 1 {
+		opts.Selector = nil
+	}
+	c, err := watch.Start(ctx, client, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	defer c.Close()
+	var last []*Status
+	eval := func() (bool, error) {
+		sts, err := read(c, cfg, now(), last == nil)
+		if err != nil {
+			return false, err
+		}
+		last = sts
+		if err := show(sts); err != nil {
+			return false, err
+		}
+		return !cfg.Watch || AllDone(sts), nil
+	}
+	timeout := cfg.Timeout
+	if !cfg.Watch || timeout <= 0 {
+		timeout = time.Duration(1<<63 - 1)
+	}
+	err = c.Wait(ctx, timeout, eval, nil)
+	if errors.Is(err, watch.ErrTimeout) {
+		return last, true, nil
+	}
+	return last, false, err
+}
+
+// read computes the status of every selected Deployment in the cache, sorted by name. A
+// named Deployment missing at the first read is not found, later it was deleted.
+func read(c *watch.Cache, cfg Config, now time.Time, first bool) ([]*Status, error) {
+	ds, err := c.Deployments().List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	rss, err := c.ReplicaSets().List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Names) > 0 {
+		ds = slices.DeleteFunc(ds, func(d *appsv1.Deployment) bool { return !slices.Contains(cfg.Names, d.Name) })
+		if len(ds) < len(cfg.Names) {
+			if first {
+				return nil, fmt.Errorf("deployments.apps %q not found in namespace %s", missing(cfg, ds), cfg.Namespace)
+			}
+			return nil, fmt.Errorf("deployment %s/%s: object has been deleted", cfg.Namespace, missing(cfg, ds))
+		}
+	}
+	slices.SortFunc(ds, func(a, b *appsv1.Deployment) int { return strings.Compare(a.Name, b.Name) })
+	out := make([]*Status, 0, len(ds))
+	for _, d := range ds {
+		st, err := cluster.StateOf(d, rss)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Compute(st.Deployment, st.ReplicaSets, now, cfg.Options))
+	}
+	return out, nil
+}
+
+// missing names the first of cfg.Names not in ds.
+func missing(cfg Config, ds []*appsv1.Deployment) string {
+	for _, n := range cfg.Names {
+		if !slices.ContainsFunc(ds, func(d *appsv1.Deployment) bool { return d.Name == n }) {
+			return n
+		}
+	}
+	return ""
+}
