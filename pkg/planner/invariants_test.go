@@ -138,7 +138,7 @@ type startFacts struct {
 	//    without a write, so the annotation stays stale;
 	//  - Recreate with two or more active ReplicaSets and a new one that is not saturated and
 	//    does not become so (batched makes its pods available): scale() has no branch for it.
-	scalingDeadlock  bool
+	scalingDeadlock bool
 	// lone names the one active ReplicaSet of a lone scaling deadlock: when it is the new
 	// one, the deadlock is harmless (its pods are the updated ones; the rollout is complete
 	// once they are available) and a stall waits for pods, not for the annotation.

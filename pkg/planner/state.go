@@ -65,6 +65,7 @@ func newReplicaSetState(rs *appsv1.ReplicaSet) *replicaSet {
 		replicas:        ptr.Deref(rs.Spec.Replicas, 1),
 		statusReplicas:  rs.Status.Replicas,
 		available:       rs.Status.AvailableReplicas,
+		ready:           rs.Status.ReadyReplicas,
 		staleGeneration: rs.Generation > rs.Status.ObservedGeneration,
 		noAnnotations:   rs.Annotations == nil,
 		desiredAnn:      rs.Annotations[deployutil.DesiredReplicasAnnotation],

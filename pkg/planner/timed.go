@@ -78,7 +78,8 @@ func (s *simulation) initTimed(tm *Timing) {
 			}
 			rs.pods = append(rs.pods, p)
 		}
-		rs.ready = int32(countPods(rs.pods, func(p pod) bool { return p.readyAt <= 0 }))
+		// rs.ready stays status.readyReplicas as given until the ReplicaSet controller's
+		// first catch-up counts the pods.
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,7 +28,14 @@ var (
 	flagReplay  = flag.String("conformance.replay", "", "YAML file holding one scenario as a failure prints it; run it instead of generated ones")
 	flagMaxFail = flag.Int("conformance.maxfail", 5, "stop after this many failing scenarios")
 	flagDump    = flag.String("conformance.dump", "", "directory to write each failing scenario to, as a YAML file for -conformance.replay")
+	flagTimed   = flag.Int("conformance.timed", 1, "run every Nth start state under the timed model too, with generated per-pod ready times (0: none)")
 )
+
+// statusDiffers counts the runs whose end state the harness's reading of the ReplicaSets
+// (Result.Complete) and the controller's own status (Result.StatusComplete, what the outcome
+// is compared on) judge differently: a Deployment at 0 replicas whose new ReplicaSet does not
+// exist yet (paused) is complete for the controller and for `kubectl rollout status`.
+var statusDiffers atomic.Int64
 
 var readinesses = []planner.Readiness{planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever}
 
@@ -40,6 +48,8 @@ type scenario struct {
 	Now         *metav1.Time       `json:"now,omitempty"`
 	Deployment  *apps.Deployment   `json:"deployment"`
 	ReplicaSets []*apps.ReplicaSet `json:"replicaSets"`
+	// Timing is the time model under timed (durations in nanoseconds).
+	Timing *planner.Timing `json:"timing,omitempty"`
 }
 
 // step is a replica write as both sides report it.
@@ -47,6 +57,8 @@ type step struct {
 	ReplicaSet string
 	From, To   int32
 	Create     bool
+	// At is the write's time under timed (0 under the other models, on both sides).
+	At time.Duration
 }
 
 // outcome is what the conformance test compares: every field is derived from the
@@ -63,20 +75,27 @@ type outcome struct {
 	// NewRevision is the new ReplicaSet's revision when it exists at the end.
 	NewRevision int64
 	Outcome     planner.Outcome
+	// Duration and ProgressDeadlineAt under timed (0 and nil otherwise, on both sides).
+	Duration           time.Duration
+	ProgressDeadlineAt *time.Duration
 }
 
-// controllerOutcome reads the outcome from the controller's run. The Outcome follows the
-// planner's precedence (finish.go): complete with no replica write is NoChange, complete is
-// Complete, else paused is Paused, else Stalled.
+// controllerOutcome reads the outcome from the controller's run. Complete is the
+// controller's own verdict, DeploymentComplete on the status it last wrote
+// (Result.StatusComplete); the Outcome follows the planner's precedence (finish.go):
+// complete with no replica write is NoChange, complete is Complete, else paused is Paused,
+// else Stalled.
 func controllerOutcome(d *apps.Deployment, r *deployment.Result) outcome {
 	o := outcome{
-		Cleanup:        r.Deleted,
-		Final:          map[string]int32{},
-		FinalAvailable: map[string]int32{},
-		NewReplicaSet:  r.NewReplicaSet,
+		Cleanup:            r.Deleted,
+		Final:              map[string]int32{},
+		FinalAvailable:     map[string]int32{},
+		NewReplicaSet:      r.NewReplicaSet,
+		Duration:           r.Duration,
+		ProgressDeadlineAt: r.ProgressDeadlineAt,
 	}
 	for _, w := range r.Writes {
-		o.Steps = append(o.Steps, step{ReplicaSet: w.ReplicaSet, From: w.From, To: w.To, Create: w.Create})
+		o.Steps = append(o.Steps, step{ReplicaSet: w.ReplicaSet, From: w.From, To: w.To, Create: w.Create, At: w.At})
 	}
 	for _, rs := range r.ReplicaSets {
 		o.ReplicaSets = append(o.ReplicaSets, rs.Name)
@@ -87,9 +106,9 @@ func controllerOutcome(d *apps.Deployment, r *deployment.Result) outcome {
 		o.NewRevision = r.NewRevision
 	}
 	switch {
-	case r.Complete && len(r.Writes) == 0:
+	case r.StatusComplete && len(r.Writes) == 0:
 		o.Outcome = planner.OutcomeNoChange
-	case r.Complete:
+	case r.StatusComplete:
 		o.Outcome = planner.OutcomeComplete
 	case d.Spec.Paused:
 		o.Outcome = planner.OutcomePaused
@@ -102,13 +121,15 @@ func controllerOutcome(d *apps.Deployment, r *deployment.Result) outcome {
 // plannerOutcome reads the outcome from a Plan.
 func plannerOutcome(p *planner.Plan) outcome {
 	o := outcome{
-		Final:          map[string]int32{},
-		FinalAvailable: map[string]int32{},
-		NewReplicaSet:  p.NewReplicaSet.Name,
-		Outcome:        p.Outcome,
+		Final:              map[string]int32{},
+		FinalAvailable:     map[string]int32{},
+		NewReplicaSet:      p.NewReplicaSet.Name,
+		Outcome:            p.Outcome,
+		Duration:           p.Duration,
+		ProgressDeadlineAt: p.ProgressDeadlineAt,
 	}
 	for _, s := range p.Steps {
-		o.Steps = append(o.Steps, step{ReplicaSet: p.ReplicaSets[s.ReplicaSet].Name, From: s.From, To: s.To, Create: s.Create})
+		o.Steps = append(o.Steps, step{ReplicaSet: p.ReplicaSets[s.ReplicaSet].Name, From: s.From, To: s.To, Create: s.Create, At: s.At})
 	}
 	for _, c := range p.Cleanup {
 		o.Cleanup = append(o.Cleanup, c.Name)
@@ -138,13 +159,19 @@ func check(sc *scenario) (string, error) {
 // checkOutcome is check that also returns the controller's outcome.
 func checkOutcome(sc *scenario) (outcome, string, error) {
 	run := deployment.Scenario{Deployment: sc.Deployment, ReplicaSets: sc.ReplicaSets, Readiness: string(sc.Readiness)}
-	in := planner.Input{Deployment: sc.Deployment, ReplicaSets: sc.ReplicaSets, Readiness: sc.Readiness}
+	in := planner.Input{Deployment: sc.Deployment, ReplicaSets: sc.ReplicaSets, Readiness: sc.Readiness, Timing: sc.Timing}
+	if sc.Timing != nil {
+		run.Timing = &deployment.Timing{ReadyAfter: sc.Timing.ReadyAfter, Pending: sc.Timing.Pending}
+	}
 	if sc.Now != nil {
 		run.Now, in.Now = sc.Now.Time, *sc.Now
 	}
 	res, err := deployment.Run(context.Background(), run)
 	if err != nil {
 		return outcome{}, "", fmt.Errorf("controller: %w", err)
+	}
+	if res.Complete != res.StatusComplete {
+		statusDiffers.Add(1)
 	}
 	want := controllerOutcome(sc.Deployment, res)
 	plan, err := planner.Simulate(in)
@@ -193,32 +220,43 @@ func TestConformance(t *testing.T) {
 	}
 	start := time.Now()
 	r := rand.New(rand.NewSource(*flagSeed))
+	// The time model draws from a source of its own, so the start states are the same with
+	// and without it.
+	tr := rand.New(rand.NewSource(*flagSeed ^ 0x7173d))
 	runs, failed := 0, 0
+	timedRuns, deadlines := 0, 0
 	// Coverage of the runs: outcomes, and runs with a create, a delete, steps in all.
 	outcomes := map[planner.Outcome]int{}
 	creates, deletes, steps := 0, 0, 0
-	for i := 0; i < *flagN && failed < *flagMaxFail; i++ {
-		f := generate(r)
-		var now *metav1.Time
-		if i%2 == 1 {
-			now = &metav1.Time{Time: epoch.Add(24 * time.Hour)}
+	// runState checks one start state under the three models and, with a timing, timed.
+	runState := func(name string, f *fixture, now *metav1.Time, timing *planner.Timing) {
+		models := readinesses
+		if timing != nil {
+			models = append(slices.Clip(models), planner.ReadinessTimed)
 		}
-		for _, readiness := range readinesses {
+		for _, readiness := range models {
 			sc := &scenario{
-				Name:        fmt.Sprintf("seed=%d #%d %s", *flagSeed, i, readiness),
+				Name:        fmt.Sprintf("%s %s", name, readiness),
 				Readiness:   readiness,
 				Now:         now,
 				Deployment:  f.d,
 				ReplicaSets: f.rss,
+			}
+			if readiness == planner.ReadinessTimed {
+				sc.Timing = timing
+				timedRuns++
 			}
 			runs++
 			want, diff, err := checkOutcome(sc)
 			if diff != "" || err != nil {
 				failed++
 				report(t, sc, diff, err)
-				break
+				return
 			}
 			outcomes[want.Outcome]++
+			if want.ProgressDeadlineAt != nil {
+				deadlines++
+			}
 			steps += len(want.Steps)
 			if slices.ContainsFunc(want.Steps, func(s step) bool { return s.Create }) {
 				creates++
@@ -228,8 +266,29 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("seed %d: %d start states, %d runs (controller and planner), %d failed, in %s", *flagSeed, *flagN, runs, failed, time.Since(start).Round(time.Millisecond))
-	t.Logf("coverage: outcomes %v; %d runs create the new ReplicaSet, %d delete old ones, %d replica writes in all", outcomes, creates, deletes, steps)
+	for i := 0; i < *flagN && failed < *flagMaxFail; i++ {
+		f := generate(r)
+		var now *metav1.Time
+		if i%2 == 1 {
+			now = &metav1.Time{Time: epoch.Add(24 * time.Hour)}
+		}
+		var timing *planner.Timing
+		if *flagTimed > 0 && i%*flagTimed == 0 {
+			timing = generateTiming(tr, f)
+		}
+		runState(fmt.Sprintf("seed=%d #%d", *flagSeed, i), f, now, timing)
+	}
+	// The edge states of issue 10 (a stale desired-replicas annotation on the lone new
+	// ReplicaSet), from a source of their own: one for every ten generated states.
+	er := rand.New(rand.NewSource(*flagSeed ^ 0x57a1e))
+	for i := 0; i < *flagN/10 && failed < *flagMaxFail; i++ {
+		f := generateStaleLone(er)
+		runState(fmt.Sprintf("seed=%d stale-lone #%d", *flagSeed, i), f, nil, generateTiming(er, f))
+	}
+	t.Logf("seed %d: %d start states, %d runs (controller and planner; %d of them timed, %d passing the progress deadline), %d failed, in %s",
+		*flagSeed, *flagN, runs, timedRuns, deadlines, failed, time.Since(start).Round(time.Millisecond))
+	t.Logf("coverage: outcomes %v; %d runs create the new ReplicaSet, %d delete old ones, %d replica writes in all; %d runs complete by the controller's status but not by the ReplicaSets alone",
+		outcomes, creates, deletes, steps, statusDiffers.Load())
 	if *flagN < 2000 && !testing.Short() {
 		t.Logf("note: -conformance.n=%d is below the 2000 the default run covers", *flagN)
 	}

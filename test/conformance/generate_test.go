@@ -6,8 +6,11 @@ import (
 	"math/rand"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // generate draws one start state from r: a Deployment (the desired one, after a change) and
@@ -241,3 +244,68 @@ func fencepost(r *rand.Rand) string {
 
 // isZeroFencepost: the value validation rejects when both fenceposts are it (0 or 0%).
 func isZeroFencepost(s string) bool { return s == "0" || s == "0%" }
+
+// readyAfters are the ready-after durations generateTiming draws: zero, a few seconds, and
+// one above the default progressDeadlineSeconds (600 s), so that the deadline passes.
+var readyAfters = []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 30 * time.Second, 700 * time.Second}
+
+// generateTiming draws the timed model for a start state from r: 1..3 ready-after values
+// (pods take them in turn), and sometimes, for a ReplicaSet with unavailable pods, the Ready
+// moments of some of them (Pending; negative: Ready already, inside minReadySeconds).
+func generateTiming(r *rand.Rand, f *fixture) *planner.Timing {
+	tm := &planner.Timing{}
+	for range 1 + r.Intn(3) {
+		tm.ReadyAfter = append(tm.ReadyAfter, readyAfters[r.Intn(len(readyAfters))])
+	}
+	for _, rs := range f.rss {
+		unavailable := int(rs.Status.Replicas - rs.Status.AvailableReplicas)
+		if unavailable <= 0 || r.Intn(3) != 0 {
+			continue
+		}
+		if tm.Pending == nil {
+			tm.Pending = map[string][]time.Duration{}
+		}
+		for range 1 + r.Intn(unavailable) {
+			tm.Pending[rs.Name] = append(tm.Pending[rs.Name], time.Duration(r.Intn(31)-10)*time.Second)
+		}
+	}
+	return tm
+}
+
+// generateStaleLone draws the edge state of issue 10 from r: the Deployment's only active
+// ReplicaSet is its new one, at spec.replicas, with some pods not available and a stale
+// desired-replicas annotation (from an older spec.replicas), beside 0..2 old ReplicaSets at
+// 0; RollingUpdate or Recreate, sometimes a lagging status or a paused Deployment. Every sync
+// is a scaling event whose scale() leaves the lone ReplicaSet alone; the rollout is complete
+// once the pods are available.
+func generateStaleLone(r *rand.Rand) *fixture {
+	replicas := int32(1 + r.Intn(20))
+	f := newFixture("web", replicas, "app:v9")
+	if r.Intn(4) == 0 {
+		f.recreate()
+	} else {
+		f.rollingUpdate(fencepost(r), "1")
+	}
+	f.d.Spec.Paused = r.Intn(10) == 0
+	if r.Intn(5) == 0 {
+		f.d.Spec.MinReadySeconds = int32(1 + r.Intn(10))
+	}
+	created := int64(0)
+	for i := range r.Intn(3) {
+		desired, max := f.scaledAt(replicas)
+		f.addRS(rsOpts{image: fmt.Sprintf("app:v%d", i+1), replicas: 0, revision: int64(i + 1), created: created, desired: desired, max: max})
+		created += int64(1 + r.Intn(100))
+	}
+	stale := replicas + int32(1+r.Intn(10))
+	if r.Intn(2) == 0 {
+		stale = int32(r.Intn(int(replicas)))
+	}
+	desired, max := f.scaledAt(stale)
+	o := rsOpts{image: "app:v9", replicas: replicas, available: int32(r.Intn(int(replicas))), revision: 9, created: created, desired: desired, max: max}
+	if r.Intn(4) == 0 {
+		o.statusReplicas = ptr.To(int32(r.Intn(int(replicas) + 2)))
+		o.available = min(o.available, *o.statusReplicas)
+	}
+	f.addRS(o)
+	return f.finish(false)
+}
