@@ -11,7 +11,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 DIST_FLAGS = -version $(DIST_VERSION) -commit $(COMMIT) -mtime $(SOURCE_DATE_EPOCH) -go $(GO)
 LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSION) -X github.com/rollplan/kubectl-rollplan/pkg/cmd.commit=$(COMMIT)
 
-.PHONY: all build build-race generate verify-generate verify-tidy test unit fuzz fuzz-short conformance e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
+.PHONY: all build build-race generate verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 
 all: build
 
@@ -81,6 +81,9 @@ fuzz-short: ## each fuzz target for 10s (part of make test)
 
 conformance: ## the planner against the real v1.36.3 Deployment controller, run in-process (test/conformance)
 	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
+
+conformance-timed: ## the timed model beside the upstream controller on every generated start state (2,000; make conformance runs every 10th)
+	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) test -count=1 -run 'TestConformance$$' . -conformance.timed=1
 
 cluster-up: ## start the private local cluster (state in _output/cluster, KUBECONFIG=_output/cluster/kubeconfig)
 	hack/cluster/up.sh

@@ -28,7 +28,7 @@ var (
 	flagReplay  = flag.String("conformance.replay", "", "YAML file holding one scenario as a failure prints it; run it instead of generated ones")
 	flagMaxFail = flag.Int("conformance.maxfail", 5, "stop after this many failing scenarios")
 	flagDump    = flag.String("conformance.dump", "", "directory to write each failing scenario to, as a YAML file for -conformance.replay")
-	flagTimed   = flag.Int("conformance.timed", 1, "run every Nth start state under the timed model too, with generated per-pod ready times (0: none)")
+	flagTimed   = flag.Int("conformance.timed", 10, "run every Nth start state under the timed model too, with generated per-pod ready times (0: none)")
 )
 
 // statusDiffers counts the runs whose end state the harness's reading of the ReplicaSets
@@ -279,9 +279,9 @@ func TestConformance(t *testing.T) {
 		runState(fmt.Sprintf("seed=%d #%d", *flagSeed, i), f, now, timing)
 	}
 	// The edge states of issue 10 (a stale desired-replicas annotation on the lone new
-	// ReplicaSet), from a source of their own: one for every ten generated states.
+	// ReplicaSet), from a source of their own: one for every twenty generated states.
 	er := rand.New(rand.NewSource(*flagSeed ^ 0x57a1e))
-	for i := 0; i < *flagN/10 && failed < *flagMaxFail; i++ {
+	for i := 0; i < *flagN/20 && failed < *flagMaxFail; i++ {
 		f := generateStaleLone(er)
 		runState(fmt.Sprintf("seed=%d stale-lone #%d", *flagSeed, i), f, nil, generateTiming(er, f))
 	}
