@@ -193,3 +193,48 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 	d := float64(sorted[i]) + frac*float64(sorted[i+1]-sorted[i])
 	return time.Duration(d).Round(time.Millisecond)
 }
+
+// Pending returns planner.Timing.Pending for pods that exist but are not available at now:
+// for every pod controlled by one of rss, by ReplicaSet name, in pod order: a pod Ready
+// already (inside minReadySeconds) gives its Ready time, a pod not Ready yet its creation
+// plus e.Median (at least now: a pod later than the estimate is taken to be Ready at once).
+// Offsets are from now; pods available at now (Ready for at least minReadySeconds) are
+// left out.
+func Pending(pods []*corev1.Pod, rss []*appsv1.ReplicaSet, e Estimate, minReadySeconds int32, now time.Time) map[string][]time.Duration {
+	owners := map[types.UID]string{}
+	for _, rs := range rss {
+		owners[rs.UID] = rs.Name
+	}
+	minReady := time.Duration(minReadySeconds) * time.Second
+	var out map[string][]time.Duration
+	for _, p := range pods {
+		ref := metav1.GetControllerOf(p)
+		if ref == nil || owners[ref.UID] == "" {
+			continue
+		}
+		var at time.Duration
+		if ready, ok := readyTime(p); ok {
+			if !ready.Add(minReady).After(now) {
+				continue // available
+			}
+			at = ready.Sub(now)
+		} else {
+			at = max(0, p.CreationTimestamp.Add(e.Median).Sub(now))
+		}
+		if out == nil {
+			out = map[string][]time.Duration{}
+		}
+		out[owners[ref.UID]] = append(out[owners[ref.UID]], at)
+	}
+	return out
+}
+
+// readyTime is when a pod's Ready condition became True, if it is True.
+func readyTime(p *corev1.Pod) (time.Time, bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && !c.LastTransitionTime.IsZero() {
+			return c.LastTransitionTime.Time, true
+		}
+	}
+	return time.Time{}, false
+}

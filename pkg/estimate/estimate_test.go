@@ -145,3 +145,22 @@ func names(rss []*appsv1.ReplicaSet) []string {
 	}
 	return out
 }
+
+func TestPending(t *testing.T) {
+	d := testutil.Deployment("web").Build()
+	cur := testutil.ReplicaSetFor(d).Image("nginx:2").Revision(3).Build()
+	other := testutil.ReplicaSetFor(d).Image("nginx:0").Revision(1).Build()
+	now := base.Add(100 * time.Second)
+	pods := []*corev1.Pod{
+		pod(cur, 90, 95),   // Ready at 95, minReadySeconds 10: available at 105, Ready -5 s ago
+		pod(cur, 50, 60),   // available since 70: left out
+		pod(cur, 98, -1),   // not Ready: created 98 + median 4 s = 102: +2 s
+		pod(cur, 10, -1),   // not Ready, overdue (10+4 < 100): at once
+		pod(other, 99, -1), // another ReplicaSet: left out
+	}
+	got := estimate.Pending(pods, []*appsv1.ReplicaSet{cur}, estimate.Estimate{Median: 4 * time.Second}, 10, now)
+	want := map[string][]time.Duration{cur.Name: {-5 * time.Second, 2 * time.Second, 0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Pending (-want +got):\n%s", diff)
+	}
+}

@@ -139,6 +139,7 @@ func newSimulation(in Input) (*simulation, error) {
 		Paused:                  d.Spec.Paused,
 		Readiness:               readiness,
 		ProgressDeadlineSeconds: d.Spec.ProgressDeadlineSeconds,
+		MinReadySeconds:         d.Spec.MinReadySeconds,
 		RevisionHistoryLimit:    d.Spec.RevisionHistoryLimit,
 	}
 	ds := d.Status

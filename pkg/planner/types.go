@@ -163,6 +163,9 @@ type Plan struct {
 	Readiness Readiness
 	// ProgressDeadlineSeconds is spec.progressDeadlineSeconds (nil: not set).
 	ProgressDeadlineSeconds *int32
+	// MinReadySeconds is spec.minReadySeconds: under ReadinessTimed a pod is available this
+	// long after it is Ready.
+	MinReadySeconds int32
 	// RevisionHistoryLimit is spec.revisionHistoryLimit (nil: keep all).
 	RevisionHistoryLimit *int32
 

@@ -1,9 +1,12 @@
 package printer
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -48,11 +51,38 @@ func NewRolloutPlan(p *planner.Plan, warnings []string) *v1alpha1.RolloutPlan {
 		out.Steps = append(out.Steps, v1alpha1.PlanStep{
 			Step: i + 1, ReplicaSet: p.ReplicaSets[st.ReplicaSet].Name, From: st.From, To: st.To, Create: st.Create,
 			Decision: string(st.Decision), Wait: string(st.Wait), Sync: st.Sync, ReplicaSets: m,
-			Total: st.Total, Available: st.Available,
+			Total: st.Total, Available: st.Available, At: timedDuration(p, st.At),
 		})
+	}
+	out.Duration = timedDuration(p, p.Duration)
+	if p.ProgressDeadlineAt != nil {
+		out.ProgressDeadlineAt = &metav1.Duration{Duration: *p.ProgressDeadlineAt}
 	}
 	for _, c := range p.Cleanup {
 		out.Cleanup = append(out.Cleanup, v1alpha1.PlanCleanup{Name: c.Name, Revision: c.Revision, RollbackTarget: c.RollbackTarget})
 	}
 	return out
+}
+
+// timedDuration is d as an API duration under readiness timed, nil under the other models
+// (which have no time).
+func timedDuration(p *planner.Plan, d time.Duration) *metav1.Duration {
+	if p.Readiness != planner.ReadinessTimed {
+		return nil
+	}
+	return &metav1.Duration{Duration: d}
+}
+
+// NewPlanTiming converts the estimate a timed plan was made with (and the Deployment's
+// minReadySeconds) to its API object.
+func NewPlanTiming(e *estimate.Estimate, minReadySeconds int32) *v1alpha1.PlanTiming {
+	return &v1alpha1.PlanTiming{
+		Source:           string(e.Source),
+		ReadyAfterMin:    metav1.Duration{Duration: e.Min},
+		ReadyAfterMedian: metav1.Duration{Duration: e.Median},
+		ReadyAfterMax:    metav1.Duration{Duration: e.Max},
+		MinReadySeconds:  minReadySeconds,
+		Samples:          e.Samples,
+		ReplicaSets:      e.ReplicaSets,
+	}
 }

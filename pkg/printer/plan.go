@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -19,12 +20,15 @@ type PlanOptions struct {
 	ChartWidth int
 	// Warnings are printed under the header.
 	Warnings []string
+	// Estimate is where a timed plan's ready times come from (said in the header); nil for
+	// the other models.
+	Estimate *estimate.Estimate
 }
 
 // PrintPlan writes the human form of p: a header, the step table with a pod bar per step
 // (█ new pods, ░ old pods), the outcome and the cleanup forecast.
 func PrintPlan(w io.Writer, p *planner.Plan, opts PlanOptions) error {
-	printHeader(w, p, opts.Warnings)
+	printHeader(w, p, opts)
 	if len(p.Steps) > 0 {
 		fmt.Fprintln(w)
 		if err := printSteps(w, p, opts); err != nil {
@@ -36,12 +40,12 @@ func PrintPlan(w io.Writer, p *planner.Plan, opts PlanOptions) error {
 	return nil
 }
 
-func printHeader(w io.Writer, p *planner.Plan, warnings []string) {
+func printHeader(w io.Writer, p *planner.Plan, opts PlanOptions) {
 	fmt.Fprintf(w, "Deployment:     %s/%s, %d replicas%s\n", p.Namespace, p.Name, p.Replicas, pausedNote(p))
 	fmt.Fprintf(w, "Strategy:       %s\n", strategyLine(p))
 	fmt.Fprintf(w, "New ReplicaSet: %s (revision %d), %s\n", p.NewReplicaSet.Name, p.NewReplicaSet.Revision, newRSNote(p))
-	fmt.Fprintf(w, "Readiness:      %s (%s)\n", p.Readiness, readinessNote(p.Readiness))
-	for _, warning := range warnings {
+	fmt.Fprintf(w, "Readiness:      %s (%s)\n", p.Readiness, readinessNote(p, opts.Estimate))
+	for _, warning := range opts.Warnings {
 		fmt.Fprintf(w, "Warning:        %s\n", warning)
 	}
 }
@@ -75,8 +79,10 @@ func newRSNote(p *planner.Plan) string {
 	return "not created while the Deployment is paused"
 }
 
-func readinessNote(r planner.Readiness) string {
-	switch r {
+func readinessNote(p *planner.Plan, e *estimate.Estimate) string {
+	switch p.Readiness {
+	case planner.ReadinessTimed:
+		return timedNote(p, e)
 	case planner.ReadinessInstant:
 		return "assumed: every pod is available before the controller's next sync"
 	case planner.ReadinessNever:
@@ -88,7 +94,12 @@ func readinessNote(r planner.Readiness) string {
 // printSteps writes the step table with one column of replicas per ReplicaSet.
 func printSteps(w io.Writer, p *planner.Plan, opts PlanOptions) error {
 	tw := printers.GetNewTabWriter(w)
-	header := []string{"STEP", "REPLICASET", "CHANGE"}
+	timed := p.Readiness == planner.ReadinessTimed
+	header := []string{"STEP"}
+	if timed {
+		header = append(header, "TIME")
+	}
+	header = append(header, "REPLICASET", "CHANGE")
 	for _, rs := range p.ReplicaSets {
 		header = append(header, columnName(rs))
 	}
@@ -104,7 +115,11 @@ func printSteps(w io.Writer, p *planner.Plan, opts PlanOptions) error {
 		if st.Create {
 			change += " (create)"
 		}
-		cells := []string{fmt.Sprint(i + 1), p.ReplicaSets[st.ReplicaSet].Name, change}
+		cells := []string{fmt.Sprint(i + 1)}
+		if timed {
+			cells = append(cells, formatOffset(st.At))
+		}
+		cells = append(cells, p.ReplicaSets[st.ReplicaSet].Name, change)
 		for _, r := range st.Replicas {
 			cells = append(cells, fmt.Sprint(r))
 		}
@@ -216,6 +231,9 @@ func printOutcome(w io.Writer, p *planner.Plan) {
 		fmt.Fprintf(w, "%s %d/%d available", rs.Name, p.FinalAvailable[i], p.Final[i])
 	}
 	fmt.Fprintln(w)
+	if p.Readiness == planner.ReadinessTimed {
+		printETA(w, p)
+	}
 	printCleanup(w, p)
 }
 

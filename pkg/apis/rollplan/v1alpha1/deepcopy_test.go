@@ -60,11 +60,17 @@ func rolloutPlan(name string) *RolloutPlan {
 			PreviousRevision: 1, RevisionHistory: "1", CollisionCount: ptr.To[int32](1)},
 		ReplicaSets: []PlanReplicaSet{{Name: name + "-5c8b", Revision: 1, InitialReplicas: 10, InitialAvailable: 10}},
 		Steps: []PlanStep{{Step: 1, ReplicaSet: name + "-7d9f", From: 0, To: 3, Create: true, Decision: "ScaleUpNewReplicaSet",
-			Wait: "PodsAvailable", Sync: 1, ReplicaSets: map[string]int32{name + "-7d9f": 3, name + "-5c8b": 10}, Total: 13, Available: 10}},
+			Wait: "PodsAvailable", Sync: 1, ReplicaSets: map[string]int32{name + "-7d9f": 3, name + "-5c8b": 10}, Total: 13, Available: 10,
+			At: &metav1.Duration{Duration: 2 * time.Second}}},
 		Outcome:  "Complete",
 		Cleanup:  []PlanCleanup{{Name: name + "-1111", Revision: 0, RollbackTarget: true}},
 		Syncs:    4,
 		Warnings: []string{"the template was defaulted client-side"},
+		Timing: &PlanTiming{Source: "pods", ReadyAfterMin: metav1.Duration{Duration: time.Second},
+			ReadyAfterMedian: metav1.Duration{Duration: 2 * time.Second}, ReadyAfterMax: metav1.Duration{Duration: 3 * time.Second},
+			MinReadySeconds: 5, Samples: 7, ReplicaSets: []string{name + "-5c8b"}},
+		Duration:           &metav1.Duration{Duration: 4 * time.Second},
+		ProgressDeadlineAt: &metav1.Duration{Duration: 10 * time.Minute},
 	}
 }
 

@@ -14,8 +14,11 @@ type RolloutPlan struct {
 	Deployment PlanDeployment `json:"deployment"`
 	// Strategy with fenceposts resolved to pods.
 	Strategy PlanStrategy `json:"strategy"`
-	// Readiness is the assumption the plan was made under: batched, instant or never.
+	// Readiness is the assumption the plan was made under: batched, instant, never or timed.
 	Readiness string `json:"readiness"`
+	// Timing is, under readiness timed, where the pods' ready times come from; absent under
+	// the other models.
+	Timing *PlanTiming `json:"timing,omitempty"`
 	// NewReplicaSet is the ReplicaSet the Deployment's template maps to.
 	NewReplicaSet PlanNewReplicaSet `json:"newReplicaSet"`
 	// ReplicaSets lists every ReplicaSet of the plan, oldest first.
@@ -32,6 +35,34 @@ type RolloutPlan struct {
 	Syncs int `json:"syncs"`
 	// Warnings about the accuracy of the plan (for example a client-side defaulted template).
 	Warnings []string `json:"warnings,omitempty"`
+	// Duration is, under readiness timed, how long the rollout takes from the change (a Go
+	// duration, e.g. "1m30s"): until the Deployment is complete (Complete, NoChange), or
+	// until the last write or pod change the controller waits for (Stalled, Paused). Absent
+	// under the other models.
+	Duration *metav1.Duration `json:"duration,omitempty"`
+	// ProgressDeadlineAt is, under readiness timed, when (from the change) the controller sets
+	// Progressing=False with reason ProgressDeadlineExceeded: progressDeadlineSeconds after
+	// the last progress. `kubectl rollout status` fails then, even if the rollout goes on and
+	// completes later. Absent when it never happens under the model.
+	ProgressDeadlineAt *metav1.Duration `json:"progressDeadlineAt,omitempty"`
+}
+
+// PlanTiming is the time model of readiness timed.
+type PlanTiming struct {
+	// Source is "flag" (--pod-ready-after) or "pods" (measured on the Deployment's own pods).
+	Source string `json:"source"`
+	// ReadyAfterMin, ReadyAfterMedian and ReadyAfterMax describe how long pods take from
+	// creation to Ready (Go durations).
+	ReadyAfterMin    metav1.Duration `json:"readyAfterMin"`
+	ReadyAfterMedian metav1.Duration `json:"readyAfterMedian"`
+	ReadyAfterMax    metav1.Duration `json:"readyAfterMax"`
+	// MinReadySeconds is the Deployment's spec.minReadySeconds: a pod is available this long
+	// after it is Ready.
+	MinReadySeconds int32 `json:"minReadySeconds"`
+	// Samples is the number of pods measured and ReplicaSets the ReplicaSets they belong to
+	// (source pods only).
+	Samples     int      `json:"samples,omitempty"`
+	ReplicaSets []string `json:"replicaSets,omitempty"`
 }
 
 // PlanDeployment identifies the Deployment and its desired size.
@@ -98,6 +129,9 @@ type PlanStep struct {
 	ReplicaSets map[string]int32 `json:"replicaSets"`
 	Total       int32            `json:"total"`
 	Available   int32            `json:"available"`
+	// At is, under readiness timed, when the controller makes the write, from the change (a
+	// Go duration); absent under the other models.
+	At *metav1.Duration `json:"at,omitempty"`
 }
 
 // PlanCleanup is an old ReplicaSet that revisionHistoryLimit deletes.
