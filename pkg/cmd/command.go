@@ -39,7 +39,7 @@ func runE(f cmdutil.Factory, o options) func(*cobra.Command, []string) error {
 
 // addReadinessFlag registers --readiness (with completion of its values) on cmd, bound to p.
 func addReadinessFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "readiness", *p, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync) or never (new pods never do: where does it stall?).")
+	cmd.Flags().StringVar(p, "readiness", *p, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync), never (new pods never do: where does it stall?) or, for preview, timed (each pod a time after its creation: --pod-ready-after; steps get times and the plan an ETA).")
 	_ = cmd.RegisterFlagCompletionFunc("readiness", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, r := range planner.Readinesses {
@@ -49,8 +49,16 @@ func addReadinessFlag(cmd *cobra.Command, p *string) {
 	})
 }
 
-// validateReadiness checks a --readiness value.
+// validateReadiness checks a --readiness value of a command without the timed model.
 func validateReadiness(s string) error {
+	if s == string(planner.ReadinessTimed) {
+		return fmt.Errorf("--readiness timed: only 'kubectl rollplan preview' has the timed model (with --pod-ready-after); use batched, instant or never here")
+	}
+	return validateAnyReadiness(s)
+}
+
+// validateAnyReadiness checks a --readiness value, timed included.
+func validateAnyReadiness(s string) error {
 	if _, err := planner.ParseReadiness(s); err != nil {
 		return fmt.Errorf("--readiness: %w", err)
 	}

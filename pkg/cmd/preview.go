@@ -62,6 +62,7 @@ var (
 type PreviewOptions struct {
 	Change      ChangeFlags
 	Readiness   string
+	Timing      TimingFlags
 	StateFile   string
 	FailOnStall bool
 	MaxSteps    int
@@ -103,6 +104,7 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	}
 	o.Change.AddFlags(cmd)
 	addReadinessFlag(cmd, &o.Readiness)
+	o.Timing.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
 	cmd.Flags().BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d when the plan ends Stalled.", ExitStalled))
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table in the human output; the middle of a longer plan is elided (0: all).")
@@ -127,7 +129,10 @@ func (o *PreviewOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []st
 
 // Validate checks the flags.
 func (o *PreviewOptions) Validate() error {
-	if err := validateReadiness(o.Readiness); err != nil {
+	if err := validateAnyReadiness(o.Readiness); err != nil {
+		return err
+	}
+	if err := o.Timing.Validate(o.Readiness, o.StateFile); err != nil {
 		return err
 	}
 	if err := o.validateFleet(); err != nil {
@@ -158,10 +163,15 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, state, now)
+	if err != nil {
+		return err
+	}
 	plan, err := planner.Simulate(planner.Input{
 		Deployment:  desired,
 		ReplicaSets: state.ReplicaSets,
 		Readiness:   planner.Readiness(o.Readiness),
+		Timing:      timing,
 		// Now stays zero: the change is made after the preview, so the new ReplicaSet is
 		// newer than every existing one even when one was created in this very second.
 	})
@@ -177,7 +187,9 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 			return err
 		}
 	case o.Output.Human():
-		if err := printer.PrintPlan(o.Out, plan, o.planOptions(warnings)); err != nil {
+		opts := o.planOptions(warnings)
+		opts.Estimate = est
+		if err := printer.PrintPlan(o.Out, plan, opts); err != nil {
 			return err
 		}
 	default:
@@ -185,7 +197,11 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := p.PrintObj(printer.NewRolloutPlan(plan, warnings), o.Out); err != nil {
+		obj := printer.NewRolloutPlan(plan, warnings)
+		if est != nil {
+			obj.Timing = printer.NewPlanTiming(est, plan.MinReadySeconds)
+		}
+		if err := p.PrintObj(obj, o.Out); err != nil {
 			return err
 		}
 	}

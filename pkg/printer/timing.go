@@ -23,14 +23,14 @@ func timedNote(p *planner.Plan, e *estimate.Estimate) string {
 	}
 	switch {
 	case e == nil:
-		return "pods become Ready at the times given, " + available
+		return "pods become Ready at the times given; " + available
 	case e.Source == estimate.SourcePods:
-		return fmt.Sprintf("pods Ready %s after creation (median; %s..%s), measured on %s of %s (one extra LIST of pods), %s",
+		return fmt.Sprintf("pods Ready %s after creation (median; %s..%s), measured on %s of %s with one extra LIST of pods; %s",
 			formatOffset(e.Median), formatOffset(e.Min), formatOffset(e.Max), plural(e.Samples, "pod"), strings.Join(e.ReplicaSets, ", "), available)
 	case e.Min == e.Max:
-		return fmt.Sprintf("every pod Ready %s after it is created (--pod-ready-after), %s", formatOffset(e.Min), available)
+		return fmt.Sprintf("every pod Ready %s after it is created, per --pod-ready-after; %s", formatOffset(e.Min), available)
 	}
-	return fmt.Sprintf("pods Ready %s..%s after creation, spread over pods (--pod-ready-after), %s", formatOffset(e.Min), formatOffset(e.Max), available)
+	return fmt.Sprintf("pods Ready %s..%s after creation, spread over pods, per --pod-ready-after; %s", formatOffset(e.Min), formatOffset(e.Max), available)
 }
 
 // printETA writes the ETA line of a timed plan, and the moment the progress deadline passes
