@@ -92,7 +92,11 @@ func (o *PreviewOptions) planOne(ctx context.Context, m fleetMember, now time.Ti
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := planner.Simulate(planner.Input{Deployment: desired, ReplicaSets: m.State.ReplicaSets, Readiness: planner.Readiness(o.Readiness)})
+	_, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, m.State, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := planner.Simulate(planner.Input{Deployment: desired, ReplicaSets: m.State.ReplicaSets, Readiness: planner.Readiness(o.Readiness), Timing: timing})
 	if err != nil {
 		return nil, nil, err
 	}
