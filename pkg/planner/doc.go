@@ -25,9 +25,20 @@
 //     the collision count, hash collisions (one failed sync each), name truncation.
 //   - cleanupDeployment under revisionHistoryLimit at completion, in the controller's order.
 //
-// Not modelled: time (minReadySeconds, progressDeadlineSeconds: a stall reports the deadline
-// instead), pods without a ReplicaSet that counts them (Recreate's podMap), resourceVersion
-// conflicts and informer lag, the deprecated rollbackTo annotation (an error), ReplicaSets
+// Time (ReadinessTimed, timed.go): pods become Ready at given times after creation and
+// available minReadySeconds later; an event queue over time syncs at every write and every
+// pod change, plays the ReplicaSet controller pod by pod (creation at once, deletion in
+// getPodsToDelete's order), and follows the Progressing condition (checkPausedConditions,
+// getNewReplicaSet's conditions, syncRolloutStatus with DeploymentProgressing and
+// DeploymentTimedOut) to the moment the progress deadline passes. The outcome is
+// DeploymentComplete on calculateStatus (status.go) under every model.
+//
+// Not modelled: time under the models other than timed (a stall reports the deadline
+// instead), pods that stop being Ready, node capacity, the ReplicaSet controller's
+// LogarithmicScaleDown buckets and second-precision timestamps (ties among pods deleted are
+// broken newest first), a ReplicaSet's own minReadySeconds (the Deployment's applies), pods
+// without a ReplicaSet that counts them (Recreate's podMap), resourceVersion conflicts and
+// informer lag, the deprecated rollbackTo annotation (an error), ReplicaSets
 // released because their labels stopped matching, and Deployment status writes as syncs (so
 // Step.Sync orders writes but is not the controller's own sync count). The conformance test
 // in test/conformance runs the upstream controller beside this package on thousands of
