@@ -25,6 +25,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 var (
@@ -77,6 +78,9 @@ type DriveOptions struct {
 	DryRun          cmdutil.DryRunStrategy
 
 	Target
+	// one registers -l/--selector and --all only to refuse them, and several names: drive
+	// works on one Deployment per run.
+	one *target.Flags
 	// Now is the clock; Terminal says whether stdin and stderr are a terminal (prompts and
 	// the live progress line).
 	Now      func() time.Time
@@ -118,6 +122,8 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 	fl.BoolVar(&o.Adopt, "adopt", false, "Take over a rollout in flight that drive did not start.")
 	fl.BoolVar(&o.Force, "force", false, "Take the lease of a driver that holds it (use when that driver is gone).")
 	addDriveDryRunFlag(cmd)
+	o.one = target.NewFlags(target.Choices{OneOnly: "drive works on one Deployment per run"})
+	o.one.AddFlags(cmd)
 	cmd.AddCommand(NewCmdDriveStatus(f, streams))
 	return cmd
 }
@@ -127,6 +133,11 @@ func (o *DriveOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []st
 	var err error
 	if o.DryRun, err = parseDryRun(cmdutil.GetFlagString(cmd, "dry-run")); err != nil {
 		return err
+	}
+	if o.one != nil {
+		if _, err := o.one.Selection(args, "", false, nil); err != nil {
+			return err
+		}
 	}
 	return o.Target.complete(f, args, "", driveClient(f))
 }
@@ -345,35 +356,47 @@ type DriveStatusOptions struct {
 	// Output is -o: the human form, or the DriveStatus object through cli-runtime's printers.
 	Output *printer.OutputFlags
 	Target
-	Now func() time.Time
+	// Fleet is the selection of many Deployments (several names, -l, --all, -A): one line
+	// each; when it selects one by name, Target is that one.
+	Fleet Targets
+	Now   func() time.Time
 	genericiooptions.IOStreams
 }
 
 // NewDriveStatusOptions returns DriveStatusOptions printing the human form.
 func NewDriveStatusOptions(streams genericiooptions.IOStreams) *DriveStatusOptions {
-	return &DriveStatusOptions{Output: printer.NewOutputFlags(), Now: time.Now, IOStreams: streams}
+	return &DriveStatusOptions{Output: printer.NewOutputFlags(), Fleet: newTargets(readOnlyFleet), Now: time.Now, IOStreams: streams}
 }
 
 // NewCmdDriveStatus returns "kubectl rollplan drive status".
 func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDriveStatusOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "status (deploy/NAME | NAME) [-o json|yaml|jsonpath=...|go-template=...]",
+		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [-o json|yaml|jsonpath=...|go-template=...]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts",
 		Example: templates.Examples(`
 			kubectl rollplan drive status deploy/web
 			kubectl rollplan drive status web -o json
-			kubectl rollplan drive status web -o jsonpath='{.state.step}'`),
+			kubectl rollplan drive status web -o jsonpath='{.state.step}'
+			kubectl rollplan drive status -A`),
 		RunE: runE(f, o),
 	}
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
+	o.Fleet.Select.AddFlags(cmd)
 	return cmd
 }
 
-// Complete resolves the namespace, the Deployment's name and the client.
+// Complete resolves the namespace, the selection (one Deployment's name, or many) and the
+// client.
 func (o *DriveStatusOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	if err := o.Fleet.completeFleet(f, args, ""); err != nil {
+		return err
+	}
+	if o.Fleet.many() {
+		return nil
+	}
 	return o.Target.complete(f, args, "", nil)
 }
 
@@ -398,6 +421,9 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Fleet.many() {
+		return o.runFleet(ctx, p)
 	}
 	_, st, err := o.load(ctx)
 	if err != nil {

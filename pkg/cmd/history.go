@@ -65,6 +65,9 @@ type HistoryOptions struct {
 	Output    *printer.OutputFlags
 
 	Target
+	// Fleet is the selection of many Deployments (several names, -l, --all, -A): one
+	// section each; when it selects one by name, Target is that one.
+	Fleet Targets
 	// Now is the clock AGE is computed from; Exec runs KUBECTL_EXTERNAL_DIFF; Getenv reads
 	// the environment.
 	Now    func() time.Time
@@ -78,6 +81,7 @@ type HistoryOptions struct {
 func NewHistoryOptions(streams genericiooptions.IOStreams) *HistoryOptions {
 	return &HistoryOptions{
 		Output:    printer.NewOutputFlags(),
+		Fleet:     newTargets(readOnlyFleet),
 		Now:       time.Now,
 		Exec:      exec.New(),
 		Getenv:    os.Getenv,
@@ -89,7 +93,7 @@ func NewHistoryOptions(streams genericiooptions.IOStreams) *HistoryOptions {
 func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewHistoryOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "history (deploy/NAME | NAME) [--revision N] [--diff [A B]] [-o json|yaml]",
+		Use:                   "history (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [--revision N] [--diff [A B]] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Show a Deployment's revisions, restarts, renumbered revisions and what cleanup deletes next",
 		Long:                  historyLong,
@@ -101,6 +105,7 @@ func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
 	o.Output.HumanForm = "the human-readable history"
 	o.Output.AddFlags(cmd)
+	o.Fleet.Select.AddFlags(cmd)
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
 	return cmd
 }
@@ -119,6 +124,12 @@ func (o *HistoryOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []st
 			args = args[:len(args)-2]
 		}
 	}
+	if err := o.Fleet.completeFleet(f, args, o.StateFile); err != nil {
+		return err
+	}
+	if o.Fleet.many() {
+		return nil
+	}
 	return o.Target.complete(f, args, o.StateFile, nil)
 }
 
@@ -133,6 +144,9 @@ func (o *HistoryOptions) Validate() error {
 	if o.Diff && !o.Output.Human() {
 		return errors.New("--diff prints a text diff: drop -o")
 	}
+	if o.Fleet.many() && (o.Revision > 0 || o.Diff) {
+		return errors.New("--revision and --diff show one Deployment's revisions: name one Deployment")
+	}
 	if !o.Output.Human() {
 		if _, err := o.Output.ToPrinter(); err != nil {
 			return err
@@ -145,6 +159,9 @@ func (o *HistoryOptions) Validate() error {
 func (o *HistoryOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Fleet.many() {
+		return o.runFleet(ctx)
 	}
 	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, false)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/cli-runtime/pkg/printers"
+
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 )
@@ -81,4 +83,37 @@ func printHeldStatus(p func(k, format string, args ...any), r *v1alpha1.DriveSta
 	} else {
 		p("Next step", "none: the rollout is complete; the next drive hands it back")
 	}
+}
+
+// PrintDriveStatusLines writes the `drive status` of many Deployments, one line each:
+// NAMESPACE, DEPLOYMENT, HELD (no, or yes with the phase), DRIVER (the driver holding a valid
+// lease, "none" when held without one), STEP ("i of n", held only), NEW REPLICASET (the
+// drive's target, held only) and PROBLEM.
+func PrintDriveStatusLines(w io.Writer, rs []*v1alpha1.DriveStatus) error {
+	tw := printers.GetNewTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tDEPLOYMENT\tHELD\tDRIVER\tSTEP\tNEW REPLICASET\tPROBLEM")
+	for _, r := range rs {
+		held, driver, step, target := "no", "-", "-", "-"
+		if s := r.State; s != nil {
+			held = "yes, rolling out"
+			if s.Phase == string(drive.PhaseAbort) {
+				held = "yes, walking back"
+			}
+			driver = "none"
+			if r.Driving {
+				driver = s.Holder
+			}
+			step = fmt.Sprintf("%d of %d", s.Step, s.Step+r.StepsLeft)
+			target = s.NewReplicaSet
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Name, held, driver, step, target, orDash(r.Problem))
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return oneLine(s)
 }

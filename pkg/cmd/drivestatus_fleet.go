@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+)
+
+// runFleet prints the drive status of every selected Deployment: one line each (human), or
+// with -o (p) kubectl's v1 List of DriveStatus objects. Failed Deployments are named on
+// stderr, the others printed; exit 1 if any failed.
+func (o *DriveStatusOptions) runFleet(ctx context.Context, p printers.ResourcePrinter) error {
+	members, err := o.Fleet.load(ctx, "")
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
+	}
+	now := o.Now()
+	var statuses []*v1alpha1.DriveStatus
+	var failed []fleetMember
+	for _, m := range members {
+		if m.Err == nil {
+			var snap *drive.Snapshot
+			if snap, m.Err = drive.NewSnapshot(m.State); m.Err == nil {
+				statuses = append(statuses, drive.Status(snap, now))
+				continue
+			}
+		}
+		failed = append(failed, m)
+	}
+	if p != nil {
+		objs := make([]runtime.Object, 0, len(statuses))
+		for _, s := range statuses {
+			objs = append(objs, s)
+		}
+		l, err := newList(objs)
+		if err != nil {
+			return err
+		}
+		if err := p.PrintObj(l, o.Out); err != nil {
+			return err
+		}
+	} else if len(statuses) > 0 {
+		if err := printer.PrintDriveStatusLines(o.Out, statuses); err != nil {
+			return err
+		}
+	}
+	return fleetExit(fleetErrors(o.ErrOut, failed), 0, false)
+}
