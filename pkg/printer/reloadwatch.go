@@ -32,3 +32,14 @@ func ReloadRefused(w io.Writer, refusal string) {
 func ReloadRolloutFailed(w io.Writer, namespace, name, msg string) {
 	fmt.Fprintf(w, "deployment.apps/%s (namespace %s): %s\n", name, namespace, msg)
 }
+
+// ReloadAdoptMessage is the message of the Event of an adoption (checksums recorded at first
+// sight, no restart), naming the references recorded.
+func ReloadAdoptMessage(recorded []string) string {
+	return "recorded the config checksums without a restart (first sight): " + strings.Join(recorded, ", ")
+}
+
+// ReloadAdopted writes the watch mode's line for an adoption.
+func ReloadAdopted(w io.Writer, namespace, name, msg string) {
+	fmt.Fprintf(w, "deployment.apps/%s adopted (namespace %s): %s\n", name, namespace, msg)
+}

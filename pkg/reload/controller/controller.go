@@ -70,12 +70,11 @@ type Controller struct {
 	metrics   *Metrics
 	waiter    *rolloutWaiter
 
-	mu        sync.Mutex
-	pending   map[string]time.Time  // Deployment key -> first change not yet processed
-	baselines map[string]baseline   // Deployment key -> checksums first seen (unrecorded references)
-	refused   map[string]string     // Deployment key -> last refusal reported
-	seenRV    map[string]string     // object key -> last resourceVersion seen (metrics)
-	leading   bool
+	mu      sync.Mutex
+	pending map[string]time.Time // Deployment key -> first change not yet processed
+	refused map[string]string    // Deployment key -> last refusal reported
+	seenRV  map[string]string    // object key -> last resourceVersion seen (metrics)
+	leading bool
 }
 
 // New builds a Controller on client (informers not started). Errors: MaxConcurrent < 1 or a
@@ -105,7 +104,7 @@ func New(client kubernetes.Interface, cfg Config) (*Controller, error) {
 	c := &Controller{
 		client: client, cfg: cfg, now: now, informers: inf, metrics: m,
 		waiter:  newRolloutWaiter(),
-		pending: map[string]time.Time{}, baselines: map[string]baseline{},
+		pending: map[string]time.Time{},
 		refused: map[string]string{}, seenRV: map[string]string{},
 	}
 	c.queue = watch.NewQueue("rollplan-reload", cfg.Limiter, 0, c.dropped)
@@ -275,7 +274,6 @@ func (c *Controller) forget(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, key)
-	delete(c.baselines, key)
 	delete(c.refused, key)
 }
 

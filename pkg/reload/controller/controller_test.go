@@ -109,16 +109,28 @@ func TestStartedAfterTheChangeRestartsExactlyTheStaleDeployments(t *testing.T) {
 	}
 }
 
-func TestFirstSightRecordsABaselineThenAChangeRestarts(t *testing.T) {
+func TestFirstSightAdoptsWithoutARestartThenAChangeRestarts(t *testing.T) {
 	cm := configMap("app", map[string]string{"a": "1"})
 	web := deployment("web", "app", "a") // no checksums annotation: first sight
 	h := start(t, Config{}, cm, web)
+	h.eventually("the adoption", func() bool { return len(h.patches()) == 1 })
 	settle(0)
-	if p := h.patches(); len(p) != 0 {
-		t.Fatalf("restarted %v at first sight, want none (no evidence of staleness)", p)
+	adopted := h.deployment("web")
+	if len(h.patches()) != 1 || adopted.Annotations[reload.AdoptedAnnotation] == "" {
+		t.Fatalf("patches %v, adopted annotation %q: want one adoption", h.patches(), adopted.Annotations[reload.AdoptedAnnotation])
 	}
+	if _, ok := adopted.Spec.Template.Annotations[reload.ChecksumsAnnotation]; ok {
+		t.Fatal("first sight restarted the pods (the template annotation is set)")
+	}
+	if got := counterValue(t, h.metrics, "rollplan_reload_deployment_restarts_total"); got != 0 {
+		t.Errorf("restarts %v at first sight, want 0", got)
+	}
+	if ev := h.events("web"); !contains(ev, ReasonAdopted+" recorded the config checksums without a restart (first sight): ConfigMap/app [a]") {
+		t.Errorf("events %q, want %s naming ConfigMap/app [a]", ev, ReasonAdopted)
+	}
+
 	h.updateConfigMap(configMap("app", map[string]string{"a": "2"}))
-	h.eventually("a restart", func() bool { return len(h.patches()) == 1 })
+	h.eventually("a restart", func() bool { return len(h.patches()) == 2 })
 	if a := h.deployment("web").Spec.Template.Annotations[reload.ChecksumsAnnotation]; a == "" {
 		t.Error("the restart did not write the checksums annotation")
 	}

@@ -21,9 +21,11 @@
 //     workers, so at most that many restarts roll out at once. A refusal (a non-optional
 //     reference missing) writes nothing and records a Warning Event once.
 //   - State lives in the annotations: a controller started after changes restarts exactly
-//     the stale Deployments. A reference with no recorded checksum (no annotation yet, or
-//     one added since) gets a baseline in memory at first sight, and a later change of it
-//     restarts; that baseline is the one piece of state lost when the controller stops.
+//     the stale Deployments. A Deployment seen for the first time (a reference with no
+//     recorded checksum, nothing stale) is adopted: its checksums are recorded in the
+//     Deployment annotation rollplan.dev/adopted-config-checksums (reload.AdoptPatch) without
+//     a restart, as XING's controller records its annotation, so the next change is one even
+//     if the watcher was down in between (XING's caveat 2 does not apply).
 //   - Leader election (LeaderElection, a coordination.k8s.io Lease, client-go
 //     tools/leaderelection) runs the workers in one replica only; Prometheus metrics
 //     (Metrics: XING's set under rollplan_reload_, plus the change-to-restart histogram),
@@ -33,6 +35,6 @@
 //     Deployments' informer resyncs every 10 minutes, so a key dropped after MaxRetries is
 //     tried again.
 //
-// Not modelled: the first-sight evidence of the one-shot command (managedFields times);
-// StatefulSets and DaemonSets.
+// Not modelled: the first-sight evidence of the one-shot command (managedFields times against
+// the pods' creation: the cache holds no pods); StatefulSets and DaemonSets.
 package controller

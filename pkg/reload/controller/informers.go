@@ -60,19 +60,13 @@ func newConfigObject(m metav1.ObjectMeta, o reload.Object) *ConfigObject {
 	}
 }
 
-// deploymentTransform drops what no decision reads from a cached Deployment: managedFields
-// and the last-applied-configuration annotation (the whole object again). Idempotent.
+// deploymentTransform drops managedFields from a cached Deployment: no decision reads them
+// (annotations are kept: pkg/kube compares them before renewing a guard). Idempotent.
 func deploymentTransform(obj any) (any, error) {
-	d, ok := obj.(*appsv1.Deployment)
-	if !ok {
-		return obj, nil
+	if d, ok := obj.(*appsv1.Deployment); ok {
+		d.ManagedFields = nil
 	}
-	d.ManagedFields = nil
-	if _, ok := d.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
-		d.Annotations = maps.Clone(d.Annotations)
-		delete(d.Annotations, corev1.LastAppliedConfigAnnotation)
-	}
-	return d, nil
+	return obj, nil
 }
 
 // refIndex is the Deployment informer's index from "namespace/Kind/name" of each ConfigMap

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,20 +21,14 @@ const (
 	ReasonRefused = "ConfigReloadRefused"
 	// ReasonRolloutFailed: the restart's rollout did not complete (Warning).
 	ReasonRolloutFailed = "ConfigReloadRolloutFailed"
+	// ReasonAdopted: checksums recorded at first sight, without a restart (Normal).
+	ReasonAdopted = "ConfigAdopted"
 )
 
-// baseline is the checksums of references a Deployment had not recorded when the controller
-// first saw it (no annotation yet, or a reference added since): a later change of one of
-// them is a change, as XING's controller counts a second change of an unrecorded config.
-// It lives in memory only; once a restart wrote the annotation, the annotation is the state.
-type baseline struct {
-	uid       types.UID
-	checksums map[string]string
-}
-
-// sync is the queue's handler for one Deployment key: decide (reload.Decide, with the
-// baseline for unrecorded references), then restart when stale and wait for the rollout.
-// Idempotent: it reads everything from the cache. An error requeues key (watch.Queue).
+// sync is the queue's handler for one Deployment key: decide (reload.Decide over the cached
+// objects, then the action: watchAction), restart a stale Deployment and wait for its
+// rollout, or adopt one seen for the first time. Idempotent: it reads everything from the
+// cache. An error requeues key (watch.Queue).
 func (c *Controller) sync(ctx context.Context, key string) error {
 	since, hadChange := c.takePending(key)
 	if hadChange {
@@ -46,86 +39,86 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.forget(key)
 		return nil
 	}
-	dec := c.decide(key, d)
-	if dec.Refused() {
+	dec := c.decide(d)
+	action := watchAction(dec)
+	if action == reload.ActionRefuse {
 		c.reportRefusal(key, d, dec)
 		return nil
 	}
 	c.clearRefusal(key)
-	if !dec.Stale {
-		return nil
-	}
-	out, err := c.restart(ctx, d, dec)
-	if err != nil {
-		if hadChange {
-			c.markPending(key, since)
+	switch action {
+	case reload.ActionAdopt:
+		return c.adopt(ctx, d, dec)
+	case reload.ActionRestart:
+		out, err := c.restart(ctx, d, dec)
+		if err != nil {
+			if hadChange {
+				c.markPending(key, since)
+			}
+			return fmt.Errorf("restart deployment %s: %w", key, err)
 		}
-		return fmt.Errorf("restart deployment %s: %w", key, err)
+		if hadChange {
+			c.metrics.latency.Observe(c.now().Sub(since).Seconds())
+		}
+		return c.waitRollout(ctx, key, out)
 	}
-	if hadChange {
-		c.metrics.latency.Observe(c.now().Sub(since).Seconds())
-	}
-	return c.waitRollout(ctx, key, out)
+	return nil
 }
 
-// decide is reload.Decide of d over the cached objects it references; references d has not
-// recorded are compared with the baseline taken when the controller first saw them.
-func (c *Controller) decide(key string, d *appsv1.Deployment) reload.Decision {
+// watchAction is the watch mode's use of reload.Choose: refuse, restart when stale, and at
+// first sight (a reference with no recorded checksum, and nothing stale) adopt: record the
+// checksums on the Deployment without a restart, as XING's controller records its
+// annotation, so that the next change of that content is a change even after the watcher
+// was down. The one-shot command's evidence from managedFields ("possibly stale since T")
+// is not used: a watcher has no pods in its cache to compare with.
+func watchAction(dec reload.Decision) reload.Action {
+	if a := reload.Choose(dec, reload.Assessment{}, false); a != reload.ActionNone {
+		return a
+	}
+	return reload.Choose(dec, reload.Assessment{}, true)
+}
+
+// decide is reload.Decide of d over the cached objects it references.
+func (c *Controller) decide(d *appsv1.Deployment) reload.Decision {
 	objects := map[reload.ObjectKey]reload.Object{}
 	for _, r := range reload.References(&d.Spec.Template) {
 		if o, ok := c.informers.object(d.Namespace, r.Kind, r.Name); ok {
 			objects[reload.ObjectKey{Namespace: d.Namespace, Kind: r.Kind, Name: r.Name}] = o
 		}
 	}
-	dec := reload.Decide(d, objects)
-	unrecorded := map[string]string{}
-	for _, s := range dec.Refs {
-		if s.Recorded == "" {
-			unrecorded[s.Ref.AnnotationKey()] = s.Checksum
-		}
-	}
-	base := c.baseline(key, d.UID, unrecorded)
-	if len(base) == 0 {
-		return dec
-	}
-	effective := d.DeepCopy()
-	recorded := map[string]string{}
-	if v, ok := d.Spec.Template.Annotations[reload.ChecksumsAnnotation]; ok && dec.AnnotationErr == nil {
-		recorded, _ = reload.DecodeChecksums(v)
-	}
-	for k, v := range base {
-		if _, ok := recorded[k]; !ok {
-			recorded[k] = v
-		}
-	}
-	if effective.Spec.Template.Annotations == nil {
-		effective.Spec.Template.Annotations = map[string]string{}
-	}
-	effective.Spec.Template.Annotations[reload.ChecksumsAnnotation] = reload.EncodeChecksums(recorded)
-	return reload.Decide(effective, objects)
+	return reload.Decide(d, objects)
 }
 
-// baseline returns the baseline checksums of key's unrecorded references, taking those not
-// in it yet from unrecorded (the checksums seen now). A Deployment recreated under its name
-// (another UID) starts a new baseline; none unrecorded drops it.
-func (c *Controller) baseline(key string, uid types.UID, unrecorded map[string]string) map[string]string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(unrecorded) == 0 {
-		delete(c.baselines, key)
-		return nil
+// adopt records dec's checksums in the Deployment's rollplan.dev/adopted-config-checksums
+// annotation (reload.AdoptPatch, guarded by uid and resourceVersion, renewed through pkg/kube
+// when only the status moved): no restart.
+func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload.Decision) error {
+	body, err := reload.AdoptPatch(d, dec.Checksums)
+	if err != nil {
+		return err
 	}
-	b := c.baselines[key]
-	if b.uid != uid {
-		b = baseline{uid: uid, checksums: map[string]string{}}
+	p := kube.GuardedPatch{Type: types.JSONPatchType, Body: body, ResourceVersion: d.ResourceVersion,
+		Renew: func(rv string) ([]byte, error) { return reload.AdoptPatchAt(d, dec.Checksums, rv) }}
+	out, err := kube.PatchDeploymentGuarded(ctx, c.client, d, p, kube.Default())
+	if err != nil {
+		return fmt.Errorf("adopt deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
-	for k, v := range unrecorded {
-		if _, ok := b.checksums[k]; !ok && v != "" {
-			b.checksums[k] = v
+	c.metrics.annotationUpdates.Inc()
+	msg := printer.ReloadAdoptMessage(unrecordedRefs(dec))
+	c.cfg.Recorder.Eventf(out, corev1.EventTypeNormal, ReasonAdopted, "%s", msg)
+	printer.ReloadAdopted(c.out(), d.Namespace, d.Name, msg)
+	return nil
+}
+
+// unrecordedRefs names the references dec has no checksum for (Ref.String).
+func unrecordedRefs(dec reload.Decision) []string {
+	var out []string
+	for _, s := range dec.Refs {
+		if s.State == reload.Unrecorded {
+			out = append(out, s.Ref.String())
 		}
 	}
-	c.baselines[key] = b
-	return maps.Clone(b.checksums)
+	return out
 }
 
 // restart sends reload.RestartPatch of dec through pkg/kube (one guarded JSON patch of the
