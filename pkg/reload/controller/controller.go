@@ -233,7 +233,17 @@ func (c *Controller) runWorkers(ctx context.Context) {
 			c.queue.AddAfter(d.Namespace+"/"+d.Name, c.cfg.GracePeriod)
 		}
 	}
-	c.queue.Run(ctx, c.cfg.MaxConcurrent, c.sync)
+	c.queue.Run(ctx, c.cfg.MaxConcurrent, c.syncReported)
+}
+
+// syncReported is sync, with a failure reported (utilruntime.HandleError: klog, rate
+// limited) before the queue retries it.
+func (c *Controller) syncReported(ctx context.Context, key string) error {
+	err := c.sync(ctx, key)
+	if err != nil && ctx.Err() == nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Config reload failed, retrying", "deployment", key)
+	}
+	return err
 }
 
 // Synced reports whether the informers' first lists are in the cache (/readyz).
