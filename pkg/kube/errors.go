@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -61,15 +62,41 @@ func Classify(err error) Class {
 }
 
 // IsTransient reports whether err is a failure the same request may not meet again: a
-// server timeout (504 or a StatusReasonTimeout/ServerTimeout), 429 Too Many Requests, 500
-// Internal Error, 503 Service Unavailable, or a connection reset, refused or cut short
-// (mirrors the errors client-go's rest client and retry.OnError treat as retriable).
+// server timeout (504 or a StatusReasonTimeout/ServerTimeout), 429 Too Many Requests (API
+// Priority and Fairness, a watch cache still initializing), any 5xx (500 Internal Error,
+// 503 Service Unavailable, ...), etcd's "request timed out" and "leader changed" passed on
+// by the API server, or the network: a connection refused (the API server is down), reset
+// or cut short, a network timeout. A context's end is never transient.
+//
+// Mirrors the errors client-go's rest client retries (IsRetryableError and checkWait,
+// k8s.io/client-go/rest/with_retry.go, v0.36.3) and those retry.OnError callers treat as
+// retriable, with apierrors and utilnet.
 func IsTransient(err error) bool {
+	if err == nil || IsContextError(err) {
+		return false
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Code >= http.StatusInternalServerError {
+		return true
+	}
 	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
 		apierrors.IsTooManyRequests(err) || apierrors.IsInternalError(err) ||
 		apierrors.IsServiceUnavailable(err) ||
 		utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) ||
-		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err)
+		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) ||
+		utilnet.IsTimeout(err) || isEtcdTransient(err)
+}
+
+// isEtcdTransient matches etcd's transient errors as the API server passes them on
+// (etcdserver/api/v3rpc/rpctypes: ErrTimeout, ErrLeaderChanged, ErrNoLeader).
+func isEtcdTransient(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"etcdserver: request timed out", "etcdserver: leader changed", "etcdserver: no leader"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsTestFailed reports whether err is the API server's answer to a JSON patch that could not

@@ -26,6 +26,11 @@ type GuardedPatch struct {
 	// Renew returns Body held to resourceVersion rv instead; nil: the guard is never
 	// renewed and any refusal is final.
 	Renew func(rv string) ([]byte, error)
+	// Shows reports whether a Deployment carries the patch's change. A patch sent again
+	// after a transient failure (the first may have been applied before the connection
+	// dropped) whose guard is then refused counts as done when the Deployment read again
+	// shows the change: it is never applied twice. nil: such a refusal is the guard's.
+	Shows func(*appsv1.Deployment) bool
 }
 
 // PatchDeploymentGuarded sends p to d (by namespace and name) with o, and returns the
@@ -36,6 +41,10 @@ type GuardedPatch struct {
 // spec, labels, annotations and generation are still those of d is renewed on the current
 // resourceVersion (p.Renew) and sent again, within Backoff; any other change ends it.
 //
+// Transient failures (IsTransient: the API server restarting, 429, 5xx) are retried with
+// TransientBackoff for TransientTimeout (Retry); a guard refusing a patch sent again after
+// one is resolved with p.Shows (see Applied).
+//
 // Errors: a Deployment that changed since d was read (a conflict, or a failed test with the
 // resourceVersion moved on) gives an error matching ErrGuard, and nothing was written;
 // anything else is the API error as it came (Classify tells forbidden, not found, ...).
@@ -43,8 +52,18 @@ func PatchDeploymentGuarded(ctx context.Context, client kubernetes.Interface, d 
 	deployments := client.AppsV1().Deployments(d.Namespace)
 	body := p.Body
 	var out *appsv1.Deployment
+	get := func(ctx context.Context) (*appsv1.Deployment, error) {
+		return deployments.Get(ctx, d.Name, metav1.GetOptions{})
+	}
 	err := OnError(isRefused, func() error {
-		got, err := deployments.Patch(ctx, d.Name, p.Type, body, o.PatchOptions())
+		var got *appsv1.Deployment
+		err := Retry{}.Do(ctx, func(retried bool) error {
+			var err error
+			if got, err = deployments.Patch(ctx, d.Name, p.Type, body, o.PatchOptions()); err != nil && p.Shows != nil {
+				got, err = Applied(ctx, retried, err, get, p.Shows)
+			}
+			return err
+		})
 		if err == nil {
 			out = got
 			return nil
@@ -52,7 +71,7 @@ func PatchDeploymentGuarded(ctx context.Context, client kubernetes.Interface, d 
 		if p.Renew == nil || !isRefused(err) {
 			return Stop(err)
 		}
-		now, gerr := deployments.Get(ctx, d.Name, metav1.GetOptions{})
+		now, gerr := get(ctx)
 		if gerr != nil || now.ResourceVersion == p.ResourceVersion || !OnlyStatusMoved(d, now) {
 			return Stop(err)
 		}

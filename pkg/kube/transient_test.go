@@ -1,0 +1,118 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// TestIsTransient: the failures of an API server that restarts, throttles or loses etcd are
+// transient; a guard, a refusal, an invalid object and a context's end are not.
+func TestIsTransient(t *testing.T) {
+	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	refused := &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/apis", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"connection refused (API server down)", refused, true},
+		{"connection reset", fmt.Errorf("patch: %w", os.NewSyscallError("read", syscall.ECONNRESET)), true},
+		{"429 Too Many Requests", apierrors.NewTooManyRequests("slow down", 1), true},
+		{"503", apierrors.NewServiceUnavailable("unavailable"), true},
+		{"504 timeout", apierrors.NewTimeoutError("request did not complete", 1), true},
+		{"502 from a proxy", apierrors.NewGenericServerResponse(502, "get", gr, "web", "bad gateway", 0, true), true},
+		{"etcd request timed out", apierrors.NewInternalError(errors.New("etcdserver: request timed out")), true},
+		{"etcd leader changed, as text", errors.New("rpc error: code = Unavailable desc = etcdserver: leader changed"), true},
+		{"conflict", apierrors.NewConflict(gr, "web", errors.New("modified")), false},
+		{"forbidden", apierrors.NewForbidden(gr, "web", errors.New("no")), false},
+		{"invalid", apierrors.NewBadRequest("bad"), false},
+		{"context canceled", fmt.Errorf("get: %w", context.Canceled), false},
+		{"context deadline (a net.Error with Timeout)", &url.Error{Op: "Get", URL: "x", Err: context.DeadlineExceeded}, false},
+		{"nil", nil, false},
+	} {
+		if got := IsTransient(tc.err); got != tc.want {
+			t.Errorf("%s: IsTransient(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestRetryDo: transient failures are retried until success or the deadline, a server's
+// Retry-After is waited, Check and the context end the retries, other errors are returned
+// at once; fn is told whether an earlier attempt failed.
+func TestRetryDo(t *testing.T) {
+	unavailable := apierrors.NewServiceUnavailable("unavailable")
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "web", errors.New("no"))
+	t.Run("success after transient failures", func(t *testing.T) {
+		calls, retried, told := 0, []bool{}, 0
+		err := Retry{Deadline: time.Now().Add(10 * time.Second), OnRetry: func(error, int, time.Duration) { told++ }}.Do(t.Context(), func(r bool) error {
+			calls++
+			retried = append(retried, r)
+			if calls < 3 {
+				return unavailable
+			}
+			return nil
+		})
+		if err != nil || calls != 3 || told != 2 || retried[0] || !retried[1] || !retried[2] {
+			t.Errorf("err %v, %d calls, %d told, retried %v; want nil, 3, 2, [false true true]", err, calls, told, retried)
+		}
+	})
+	t.Run("gives up at the deadline, still transient", func(t *testing.T) {
+		began, calls := time.Now(), 0
+		err := Retry{Deadline: began.Add(time.Second)}.Do(t.Context(), func(bool) error { calls++; return unavailable })
+		took := time.Since(began)
+		if !IsTransient(err) || !apierrors.IsServiceUnavailable(err) || calls < 2 || took > 1500*time.Millisecond {
+			t.Errorf("err %v after %d calls in %s; want the 503 after 2 or more calls within about 1s", err, calls, took)
+		}
+	})
+	t.Run("Retry-After is waited", func(t *testing.T) {
+		began, calls := time.Now(), 0
+		err := Retry{Deadline: began.Add(5 * time.Second)}.Do(t.Context(), func(bool) error {
+			if calls++; calls == 1 {
+				return apierrors.NewTooManyRequests("apf", 1)
+			}
+			return nil
+		})
+		if took := time.Since(began); err != nil || took < time.Second {
+			t.Errorf("err %v after %s; want success after the 1s Retry-After", err, took)
+		}
+	})
+	t.Run("other errors at once", func(t *testing.T) {
+		calls := 0
+		err := Retry{}.Do(t.Context(), func(bool) error { calls++; return forbidden })
+		if err != forbidden || calls != 1 {
+			t.Errorf("err %v after %d calls, want forbidden after 1", err, calls)
+		}
+	})
+	t.Run("Check ends the retries", func(t *testing.T) {
+		lapsed := errors.New("lease lapsed")
+		calls := 0
+		err := Retry{Check: func() error { return lapsed }}.Do(t.Context(), func(bool) error { calls++; return unavailable })
+		if err != lapsed || calls != 1 {
+			t.Errorf("err %v after %d calls, want the Check error after 1", err, calls)
+		}
+	})
+	t.Run("the context ends the retries", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(t.Context())
+		stop := errors.New("interrupted")
+		calls := 0
+		err := Retry{}.Do(ctx, func(bool) error {
+			if calls++; calls == 2 {
+				cancel(stop)
+			}
+			return unavailable
+		})
+		if err != stop || calls != 2 {
+			t.Errorf("err %v after %d calls, want the context's cause after 2", err, calls)
+		}
+	})
+}
