@@ -118,7 +118,7 @@ func (o *AbortOptions) Run(ctx context.Context) error {
 	}
 	res, err := d.Run(ctx, p)
 	if err != nil {
-		return err
+		return driveError(ctx, o.ErrOut, o.Target, err)
 	}
 	return reportDrive(o.Out, o.Target, res)
 }

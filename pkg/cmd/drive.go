@@ -218,14 +218,35 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 		return o.dryRun(ctx, cs, prep)
 	}
 	res, err := d.Run(ctx, prep)
-	if err != nil && ctx.Err() != nil {
-		// Interrupted (Ctrl-C, SIGTERM): the lease is released and the Deployment stays held.
-		return NewExitError(ExitHeld, fmt.Sprintf("interrupted (%v): deployment %s/%s stays held where it is; run drive again to continue, `kubectl rollplan abort` to walk back, or `kubectl rollplan resume` to hand it back to the controller", err, o.Namespace, o.Name))
-	}
 	if err != nil {
-		return err
+		return driveError(ctx, o.ErrOut, o.Target, err)
 	}
 	return reportDrive(o.Out, o.Target, res)
+}
+
+// driveError is the end of a drive or abort run on t that failed with err. A Deployment left
+// held (drive.HeldError, for any cause) gets the closing block on w and exit code ExitHeld
+// when it is intact (interrupted: Ctrl-C, SIGTERM; the API server unreachable; the lease
+// lapsed), ExitError for a real error; other errors are returned as they are.
+func driveError(ctx context.Context, w io.Writer, t Target, err error) error {
+	var held *drive.HeldError
+	if !errors.As(err, &held) {
+		return err
+	}
+	why := held.Err.Error()
+	switch {
+	case ctx.Err() != nil:
+		why = "interrupted"
+	case !held.Intact:
+		why = "stopped by the error below"
+	}
+	if perr := printer.PrintHeldExit(w, t.Namespace, t.Name, held, why); perr != nil {
+		return perr
+	}
+	if held.Intact {
+		return NewExitError(ExitHeld, "")
+	}
+	return NewExitError(ExitError, held.Err.Error())
 }
 
 // desired reads the Deployment and returns it with the change flags applied and

@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -111,6 +110,9 @@ type Result struct {
 	Revision int64
 	// Duration is the run's wall time.
 	Duration time.Duration
+	// Retries counts the API calls retried after a transient failure (the API server
+	// restarting, 429, 5xx).
+	Retries int
 }
 
 // Prepared is what a run will do, decided before any write.
@@ -155,6 +157,7 @@ type Driver struct {
 	stopRenew func()                  // stops the lease renewal (before the hand-back)
 	cancelRun context.CancelCauseFunc // ends the run (the hold is lost)
 	confirmed bool                    // the takeover was confirmed: do not ask again for the first step
+	retries   retryCounter            // transient failures retried during Run
 }
 
 // New returns a Driver for opts.
@@ -192,7 +195,7 @@ func randomHex(n int) string {
 func (d *Driver) ref() string { return fmt.Sprintf("deployment %s/%s", d.opts.Namespace, d.opts.Name) }
 
 func (d *Driver) read(ctx context.Context) (*Snapshot, error) {
-	st, err := cluster.LoadLive(ctx, d.client, d.opts.Namespace, d.opts.Name)
+	st, err := d.loadLive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +208,7 @@ func (d *Driver) read(ctx context.Context) (*Snapshot, error) {
 // Errors: the refusals of PlanTakeover; for a held Deployment, a change that differs from
 // the one being driven, or a lease another running driver holds (unless Force).
 func (d *Driver) Prepare(ctx context.Context) (*Prepared, error) {
-	st, err := cluster.LoadLive(ctx, d.client, d.opts.Namespace, d.opts.Name)
+	st, err := d.loadLive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +343,7 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 			d.confirmed = true
 		}
 		if err := d.takeover(ctx, p.Takeover); err != nil {
-			return nil, err
+			return nil, d.stopped(ctx, err)
 		}
 	} else if err := d.acquire(ctx, p.Snapshot); err != nil {
 		return nil, err
@@ -358,6 +361,7 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	if res != nil {
 		res.Duration = d.now().Sub(began)
 		res.StepsRun = d.stepsRun
+		res.Retries = int(d.retries.Load())
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {

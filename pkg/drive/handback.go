@@ -10,6 +10,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -39,6 +41,13 @@ func handBackOps(dep *appsv1.Deployment, annValue string, s *State, template *co
 		ops = append(ops, jsonpatch.Replace("/spec/template", template))
 	}
 	return ops
+}
+
+// showsHandBack reports whether dep was handed back as s says: no drive annotation, the
+// original strategy and paused value (a hand-back whose answer was lost).
+func showsHandBack(dep *appsv1.Deployment, s *State) bool {
+	_, held := dep.Annotations[Annotation]
+	return !held && dep.Spec.Paused == s.OriginalPaused && apiequality.Semantic.DeepEqual(dep.Spec.Strategy, s.OriginalStrategy)
 }
 
 // previousTemplate is rs's template without the pod-template-hash label: what
@@ -94,7 +103,10 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 		d.startRenew(ctx) // something moved since the last read: go on driving
 		return nil, errReplan
 	}
-	s, annValue, _ := d.held.snapshot()
+	// The annotation as read: check found it this driver's (same plan, held by it), and a
+	// renewal of its own that landed although its answer was lost is in it.
+	s := d.held.state()
+	annValue := snap.Deployment.Annotations[Annotation]
 	target := snap.ReplicaSet(snap.TargetName())
 	if target == nil {
 		return nil, fmt.Errorf("%s: ReplicaSet %s is gone", d.ref(), snap.TargetName())
@@ -106,7 +118,14 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	if err := d.leaseOK(); err != nil {
 		return nil, err
 	}
-	out, err := kube.PatchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl))
+	var out *appsv1.Deployment
+	err = d.retryUntil(ctx, d.writeDeadline(s), "hand back "+d.ref(), true, func(retried bool) error {
+		var err error
+		if out, err = kube.PatchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl)); err != nil {
+			out, err = kube.Applied(ctx, retried, err, d.getDeploymentOnce, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
+		}
+		return err
+	})
 	if errors.Is(err, kube.ErrGuard) {
 		return nil, &StoppedError{Msg: fmt.Sprintf("%s changed just before the hand-back (%v): the Deployment stays held; run drive again", d.ref(), err)}
 	}
@@ -191,14 +210,27 @@ func RolloutStatus(d *appsv1.Deployment, revision int64) (string, bool, error) {
 // while it held the Deployment, and gives the target ReplicaSet the desired-replicas and
 // max-replicas annotations the controller would have written had it scaled it. Failures
 // are warnings: the rollout is complete either way.
+//
+// Transient failures are retried; a guard refusal after one (a tidy patch applied whose
+// answer was lost) reads again and tidies what is left, up to three passes.
 func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
-	st, err := cluster.LoadLive(ctx, d.client, d.opts.Namespace, d.opts.Name)
+	var err error
+	for pass := 0; pass < 3; pass++ {
+		retried := false
+		err = d.retry(ctx, "tidy the ReplicaSets of "+d.ref(), func(r bool) error {
+			retried = retried || r
+			st, err := cluster.LoadLive(ctx, d.client, d.opts.Namespace, d.opts.Name)
+			if err != nil {
+				return err
+			}
+			return tidyReplicaSets(ctx, d.client, st.ReplicaSets, target, &b)
+		})
+		if err == nil || !retried || !errors.Is(err, kube.ErrGuard) {
+			break
+		}
+	}
 	if err != nil {
 		d.out.linef("warning: tidy the ReplicaSets of %s: %v", d.ref(), err)
-		return
-	}
-	if err := tidyReplicaSets(ctx, d.client, st.ReplicaSets, target, &b); err != nil {
-		d.out.linef("warning: %v", err)
 	}
 }
 
@@ -271,7 +303,8 @@ type HandBackResult struct {
 }
 
 // HandBack hands a held Deployment back to the controller at its current state (kubectl
-// rollplan resume): one guarded write restores the original strategy and paused value and
+// rollplan resume): one guarded write (retried through transient failures for
+// kube.TransientTimeout, never applied twice: see kube.Applied) restores the original strategy and paused value and
 // removes the drive annotation (during an abort it also restores the previous template, so
 // the controller finishes the walk back); the controller then finishes the rollout itself
 // within the original maxSurge and maxUnavailable.
@@ -285,7 +318,12 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	}
 	out := newProgress(opts.Progress, false)
 	ref := fmt.Sprintf("deployment %s/%s", namespace, name)
-	st, err := cluster.LoadLive(ctx, client, namespace, name)
+	var st *cluster.State
+	err := kube.Retry{}.Do(ctx, func(bool) error {
+		var err error
+		st, err = cluster.LoadLive(ctx, client, namespace, name)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +345,17 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 			tmpl = previousTemplate(prev)
 		}
 	}
-	got, err := kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl))
+	var got *appsv1.Deployment
+	get := func(ctx context.Context) (*appsv1.Deployment, error) {
+		return client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+	}
+	err = kube.Retry{}.Do(ctx, func(retried bool) error {
+		var err error
+		if got, err = kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl)); err != nil {
+			got, err = kube.Applied(ctx, retried, err, get, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
+		}
+		return err
+	})
 	if errors.Is(err, kube.ErrGuard) {
 		return nil, fmt.Errorf("%s changed while handing it back: nothing written; run the command again", ref)
 	}

@@ -47,40 +47,98 @@ func (d *Driver) acquire(ctx context.Context, snap *Snapshot) error {
 // writeState rewrites the drive annotation with mutate applied, guarded by a test of the
 // annotation's last known value; the lease is renewed by every write the holder makes.
 // extra operations ride along in the same patch.
+//
+// Transient failures are retried until the lease would lapse (writeDeadline); a write sent
+// again after a lost answer that fails its test is done when the annotation shows it. A
+// test that fails because an earlier write of this driver landed although its caller
+// never learnt it (its answer lost, then its context ended: a renewal stopped before the
+// hand-back) is sent once more on the value found.
 func (d *Driver) writeState(ctx context.Context, mutate func(*State), extra ...jsonpatch.Op) error {
 	return d.held.update(func(cur *State, annValue string, dep *appsv1.Deployment) (*State, string, *appsv1.Deployment, error) {
-		next := *cur
-		mutate(&next)
-		// The API server bumps metadata.generation of a Deployment on every annotation change
-		// (annotations are copied to the new ReplicaSet), once per write.
-		next.Generation = dep.Generation + 1
-		now := d.now().UTC()
-		next.UpdatedAt = now
-		if next.Holder == d.identity {
-			exp := now.Add(d.lease)
-			next.LeaseExpires = &exp
+		for resynced := false; ; resynced = true {
+			next, val, out, err := d.sendState(ctx, cur, annValue, dep, mutate, extra)
+			if !errors.Is(err, kube.ErrGuard) {
+				return next, val, out, err
+			}
+			if fresh, ferr := d.getDeployment(ctx); !resynced && ferr == nil && d.ownWrite(cur, fresh) {
+				annValue, dep = fresh.Annotations[Annotation], fresh
+				continue
+			}
+			return nil, "", nil, d.lostHold(ctx, dep, cur.PlanID, err)
 		}
-		val, err := next.Encode()
-		if err != nil {
-			return nil, "", nil, err
-		}
-		path := jsonpatch.AnnotationPath(Annotation)
-		ops := append([]jsonpatch.Op{jsonpatch.Test(path, annValue), jsonpatch.Replace(path, val)}, extra...)
-		out, err := kube.PatchDeployment(ctx, d.client, dep, ops)
-		if errors.Is(err, kube.ErrGuard) {
-			return nil, "", nil, d.lostHold(ctx, dep, next.PlanID, err)
-		}
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return &next, val, out, nil
 	})
+}
+
+// sendState makes one state write of writeState on dep, whose annotation has annValue.
+func (d *Driver) sendState(ctx context.Context, cur *State, annValue string, dep *appsv1.Deployment, mutate func(*State), extra []jsonpatch.Op) (*State, string, *appsv1.Deployment, error) {
+	next := *cur
+	mutate(&next)
+	// The API server bumps metadata.generation of a Deployment on every annotation change
+	// (annotations are copied to the new ReplicaSet), once per write.
+	next.Generation = dep.Generation + 1
+	now := d.now().UTC()
+	next.UpdatedAt = now
+	if next.Holder == d.identity {
+		exp := now.Add(d.lease)
+		next.LeaseExpires = &exp
+	}
+	val, err := next.Encode()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	path := jsonpatch.AnnotationPath(Annotation)
+	ops := append([]jsonpatch.Op{jsonpatch.Test(path, annValue), jsonpatch.Replace(path, val)}, extra...)
+	var out *appsv1.Deployment
+	err = d.retryUntil(ctx, d.writeDeadline(cur), "write the drive state of "+d.ref(), false, func(retried bool) error {
+		var err error
+		if out, err = kube.PatchDeployment(ctx, d.client, dep, ops); err != nil {
+			// A patch sent again after a lost answer fails its test: done if it shows.
+			out, err = kube.Applied(ctx, retried, err, d.getDeploymentOnce, func(now *appsv1.Deployment) bool {
+				return now.Annotations[Annotation] == val
+			})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return &next, val, out, nil
+}
+
+// ownWrite reports whether fresh carries a drive state that differs from cur, the state
+// this driver holds, only by a renewal of its own lease (timestamps, lease expiry,
+// generation): an earlier write of this driver landed unbeknown to it.
+func (d *Driver) ownWrite(cur *State, fresh *appsv1.Deployment) bool {
+	fs, err := ReadState(fresh)
+	if err != nil || fs == nil || cur.Holder != d.identity || fs.Holder != d.identity {
+		return false
+	}
+	a, b := *cur, *fs
+	a.LeaseExpires, b.LeaseExpires, a.UpdatedAt, a.Generation, b.Generation = nil, nil, b.UpdatedAt, 0, 0
+	av, aerr := a.Encode()
+	bv, berr := b.Encode()
+	return aerr == nil && berr == nil && av == bv
+}
+
+// writeDeadline is when retries of a state write stop: the lease's expiry while this
+// driver holds it (the write would renew it; after it, the driver must not write), else
+// the step's progress timeout.
+func (d *Driver) writeDeadline(cur *State) time.Time {
+	if cur != nil && cur.Holder == d.identity && cur.LeaseExpires != nil {
+		return *cur.LeaseExpires
+	}
+	return d.now().Add(d.progressTimeout())
+}
+
+// getDeploymentOnce reads the Deployment once (no retries: Applied's read).
+func (d *Driver) getDeploymentOnce(ctx context.Context) (*appsv1.Deployment, error) {
+	return d.client.AppsV1().Deployments(d.opts.Namespace).Get(ctx, d.opts.Name, metav1.GetOptions{})
 }
 
 // lostHold tells a failed guard of a state write caused by another holder (errLostHold,
 // wrapped) from any other change (err), from a fresh read of dep.
 func (d *Driver) lostHold(ctx context.Context, dep *appsv1.Deployment, planID string, err error) error {
-	fresh, gerr := d.client.AppsV1().Deployments(dep.Namespace).Get(ctx, dep.Name, metav1.GetOptions{})
+	fresh, gerr := d.getDeployment(ctx)
 	if gerr == nil {
 		if cur, rerr := ReadState(fresh); rerr == nil && (cur == nil || cur.PlanID != planID || (cur.Holder != "" && cur.Holder != d.identity)) {
 			return fmt.Errorf("%w: %s", errLostHold, describeHolder(cur))
@@ -128,7 +186,7 @@ func (d *Driver) renewLoop(ctx context.Context, cancel context.CancelCauseFunc) 
 			cancel(&StoppedError{Lost: true, Msg: fmt.Sprintf("%s: drive lost its hold: %v; it stopped without writing", d.ref(), err)})
 			return
 		case d.leaseOK() != nil:
-			cancel(fmt.Errorf("%s: could not renew the lease before it expired: %w", d.ref(), err))
+			cancel(fmt.Errorf("%s: could not renew the lease before it expired: %w (%w)", d.ref(), errLeaseLapsed, err))
 			return
 		default:
 			d.out.linef("warning: renew the lease of %s: %v (retrying)", d.ref(), err)
@@ -140,7 +198,7 @@ func (d *Driver) renewLoop(ctx context.Context, cancel context.CancelCauseFunc) 
 func (d *Driver) leaseOK() error {
 	s := d.held.state()
 	if s == nil || s.Holder != d.identity || s.LeaseExpires == nil || !d.now().Before(*s.LeaseExpires) {
-		return fmt.Errorf("%s: the lease of this driver has expired: stopped without writing; run drive again", d.ref())
+		return fmt.Errorf("%s: %w: stopped without writing; run drive again", d.ref(), errLeaseLapsed)
 	}
 	return nil
 }
@@ -165,21 +223,64 @@ func (d *Driver) release(ctx context.Context, reason string, now time.Time) erro
 	})
 }
 
-// stopped releases the lease after an error (best effort) and records why, unless the
-// hold was lost; it returns err.
+// errLeaseLapsed is wrapped by the error of a driver whose lease lapsed (it could not be
+// renewed in time, the API server being unreachable): it writes nothing more.
+var errLeaseLapsed = errors.New("the lease of this driver has expired")
+
+// stopped ends a run that failed with err while this driver held the Deployment: it
+// releases the lease (best effort, within 10 s, and not once the lease has lapsed: then
+// the driver writes nothing more), records why, and returns err as a *HeldError saying
+// where the Deployment stands. A hold lost to another driver, or a Deployment not (or no
+// longer) held by this driver, returns err as it is.
 func (d *Driver) stopped(ctx context.Context, err error) error {
 	var se *StoppedError
-	if s := d.held.state(); s == nil || errors.Is(err, errLostHold) || (errors.As(err, &se) && se.Lost) || s.Holder != d.identity {
+	s := d.held.state()
+	if s == nil || errors.Is(err, errLostHold) || (errors.As(err, &se) && se.Lost) || s.Holder != d.identity {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if rerr := d.release(wctx, "stopped: "+err.Error(), d.now().UTC()); rerr == nil {
-		s, _, dep := d.held.snapshot()
-		d.ev.Eventf(dep, corev1.EventTypeWarning, ReasonStopped, "Drive stopped at step %d/%d: %v", s.Step, s.Steps, err)
+	released := false
+	if d.leaseOK() == nil {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if rerr := d.release(wctx, "stopped: "+err.Error(), d.now().UTC()); rerr == nil {
+			released = true
+			s2, _, dep := d.held.snapshot()
+			d.ev.Eventf(dep, corev1.EventTypeWarning, ReasonStopped, "Drive stopped at step %d/%d: %v", s2.Step, s2.Steps, err)
+		}
 	}
-	return err
+	return &HeldError{Err: err, Intact: intact(ctx, err), Step: s.Step, Steps: s.Steps, Phase: s.Phase,
+		Released: released, LeaseExpires: s.LeaseExpires, PlanID: s.PlanID}
 }
+
+// intact reports whether err, the end of a run, leaves the Deployment held with nothing to
+// review: an interruption (the run's context ended), the API server unreachable beyond the
+// retries (a transient failure), the lease lapsed. The next run continues it.
+func intact(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || kube.IsContextError(err) || kube.IsTransient(err) || errors.Is(err, errLeaseLapsed)
+}
+
+// HeldError is the error of a run that ended while its Deployment stays held by drive
+// (paused, strategy Recreate), for any cause but an on-purpose hold (OutcomeHeld): where it
+// stands, and whether it is intact (the next run continues it: exit code 4) or stopped by
+// a real error (an edit by someone else, a refused write: exit code 1).
+type HeldError struct {
+	// Err is the cause.
+	Err error
+	// Intact: interrupted, the API server unreachable beyond the retries, or the lease
+	// lapsed; nothing but drive's own writes happened.
+	Intact bool
+	// Step of Steps is where the drive stands; Phase is forward or abort; PlanID names it.
+	Step, Steps int
+	Phase       Phase
+	PlanID      string
+	// Released: the lease was released. Otherwise it lapses at LeaseExpires, and a run
+	// before that needs --force.
+	Released     bool
+	LeaseExpires *time.Time
+}
+
+func (e *HeldError) Error() string { return e.Err.Error() }
+func (e *HeldError) Unwrap() error { return e.Err }
 
 // pendingReplicas writes the desired spec.replicas of a change once the new ReplicaSet
 // exists (see takeover).

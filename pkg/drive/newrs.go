@@ -28,16 +28,32 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 		return nil, &StoppedError{Msg: fmt.Sprintf("%s: the template's hash is %s, the drive's target is %s: the template or status.collisionCount changed while held; see `kubectl rollplan drive status deploy/%s`", d.ref(), hash, s.TargetHash, d.opts.Name)}
 	}
 	rs := newReplicaSetFor(dep, hash, max(s.Revision, maxRevision(snap.ReplicaSets, "")+1), n)
-	out, err := kube.CreateReplicaSet(ctx, d.client, rs, kube.Default())
+	var out *appsv1.ReplicaSet
+	retried := false
+	err := d.retry(ctx, "create replicaset "+rs.Name, func(r bool) error {
+		var err error
+		out, err = kube.CreateReplicaSet(ctx, d.client, rs, kube.Default())
+		retried = retried || r
+		return err
+	})
 	if apierrors.IsAlreadyExists(err) {
-		got, gerr := d.client.AppsV1().ReplicaSets(dep.Namespace).Get(ctx, rs.Name, metav1.GetOptions{})
+		var got *appsv1.ReplicaSet
+		gerr := d.retry(ctx, "get replicaset "+rs.Name, func(bool) error {
+			var err error
+			got, err = d.getReplicaSet(rs.Name)(ctx)
+			return err
+		})
 		if gerr != nil {
 			return nil, fmt.Errorf("get replicaset %s/%s: %w", dep.Namespace, rs.Name, gerr)
 		}
 		if c := metav1.GetControllerOfNoCopy(got); c == nil || c.UID != dep.UID || !deployutil.EqualIgnoreHash(&got.Spec.Template, &dep.Spec.Template) {
 			return nil, &StoppedError{Msg: fmt.Sprintf("%s: ReplicaSet %s exists with another owner or template (a hash collision): hand back with kubectl rollplan resume and let the controller roll out", d.ref(), rs.Name)}
 		}
-		return nil, errReplan
+		if !retried || replicas(got) != n {
+			return nil, errReplan
+		}
+		// Created by this driver's first attempt, whose answer was lost.
+		out, err = got, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create replicaset %s/%s: %w", dep.Namespace, rs.Name, err)

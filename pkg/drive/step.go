@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/jsonpatch"
@@ -104,7 +105,17 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 		// it saturated (IsSaturated) and scale the others to 0 before drive does.
 		extra = append(extra, jsonpatch.Remove(jsonpatch.AnnotationPath(deployutil.DesiredReplicasAnnotation)))
 	}
-	out, err := kube.ScaleReplicaSet(ctx, d.client, rs, from, to, extra...)
+	var out *appsv1.ReplicaSet
+	err := d.retry(ctx, fmt.Sprintf("scale %s from %d to %d", rs.Name, from, to), func(retried bool) error {
+		var err error
+		if out, err = kube.ScaleReplicaSet(ctx, d.client, rs, from, to, extra...); err != nil {
+			// Sent again after a lost answer, the test of from fails: done if it shows to.
+			out, err = kube.Applied(ctx, retried, err, d.getReplicaSet(rs.Name), func(now *appsv1.ReplicaSet) bool {
+				return now.UID == rs.UID && replicas(now) == to
+			})
+		}
+		return err
+	})
 	if errors.Is(err, kube.ErrGuard) {
 		return nil, errReplan
 	}
@@ -119,6 +130,13 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 	d.out.linef("step %d/%d: scaled %s %s from %d to %d", number, of, dir, rs.Name, from, to)
 	d.ev.Eventf(d.deployment(), corev1.EventTypeNormal, ReasonScaled, "Scaled %s replica set %s from %d to %d (step %d/%d, %s)", dir, rs.Name, from, to, number, of, d.phaseWord())
 	return out, nil
+}
+
+// getReplicaSet returns a one-shot read of ReplicaSet name (Applied's read).
+func (d *Driver) getReplicaSet(name string) func(context.Context) (*appsv1.ReplicaSet, error) {
+	return func(ctx context.Context) (*appsv1.ReplicaSet, error) {
+		return d.client.AppsV1().ReplicaSets(d.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
+	}
 }
 
 func (d *Driver) phaseWord() string {

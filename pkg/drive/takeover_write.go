@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -136,11 +135,21 @@ func (d *Driver) writeTakeover(ctx context.Context, tk *Takeover, st *State) (*a
 			final = err
 			return kube.Stop(err)
 		}
-		out, err = kube.UpdateDeployment(ctx, d.client, takeoverObject(tk.Desired, live, val), kube.Default())
-		if !apierrors.IsConflict(err) {
+		err = d.retry(ctx, "take over "+d.ref(), func(retried bool) error {
+			var err error
+			if out, err = kube.UpdateDeployment(ctx, d.client, takeoverObject(tk.Desired, live, val), kube.Default()); err != nil {
+				// Sent again after a lost answer, the resourceVersion conflicts: done if
+				// the Deployment carries this takeover's state.
+				out, err = kube.Applied(ctx, retried, err, d.getDeploymentOnce, func(now *appsv1.Deployment) bool {
+					return now.Annotations[Annotation] == val
+				})
+			}
 			return err
+		})
+		if !apierrors.IsConflict(err) {
+			return kube.Stop(err)
 		}
-		fresh, gerr := d.client.AppsV1().Deployments(live.Namespace).Get(ctx, live.Name, metav1.GetOptions{})
+		fresh, gerr := d.getDeployment(ctx)
 		if gerr != nil {
 			return kube.Stop(gerr)
 		}

@@ -76,8 +76,8 @@ func (d *Driver) progressTimeout() time.Duration {
 	if d.opts.ProgressTimeout > 0 {
 		return d.opts.ProgressTimeout
 	}
-	if p := d.deployment().Spec.ProgressDeadlineSeconds; p != nil {
-		return time.Duration(*p) * time.Second
+	if dep := d.deployment(); dep != nil && dep.Spec.ProgressDeadlineSeconds != nil {
+		return time.Duration(*dep.Spec.ProgressDeadlineSeconds) * time.Second
 	}
 	return 600 * time.Second
 }

@@ -36,8 +36,8 @@ var TransientTimeout = 30 * time.Second
 type Retry struct {
 	// Deadline: no attempt starts after it (zero: TransientTimeout after the first call).
 	Deadline time.Time
-	// Check is called before every retry (not before the first attempt); its error ends the
-	// retries and is returned as it is. Drive checks here that its lease has not lapsed.
+	// Check is called before every attempt; its error ends the retries and is returned as
+	// it is (nothing more is sent). Drive checks here that its lease has not lapsed.
 	Check func() error
 	// OnRetry is told each transient failure, the attempt it ended (1 for the first) and
 	// the sleep before the next one (nil: nothing is told).
@@ -69,6 +69,11 @@ func (r Retry) Do(ctx context.Context, fn func(retried bool) error) error {
 	}
 	b := TransientBackoff
 	for attempt := 1; ; attempt++ {
+		if r.Check != nil {
+			if cerr := r.Check(); cerr != nil {
+				return cerr
+			}
+		}
 		err := fn(attempt > 1)
 		if err == nil || !IsTransient(err) {
 			return err
@@ -96,11 +101,6 @@ func (r Retry) Do(ctx context.Context, fn func(retried bool) error) error {
 			return context.Cause(ctx)
 		case <-t.C:
 		}
-		if r.Check != nil {
-			if cerr := r.Check(); cerr != nil {
-				return cerr
-			}
-		}
 	}
 }
 
@@ -122,7 +122,8 @@ func (g *gaveUp) Unwrap() error { return g.err }
 // When retried is true and err is a guard failure (ClassGuard or ClassConflict, or the bare
 // 422 of a failed test), Applied reads the object with get and returns it with a nil error
 // if shows(object) says it carries the write's change: the write took effect once, and is
-// not applied twice. Otherwise it returns err unchanged (nil object).
+// not applied twice. A read failing transiently returns that failure (for Retry to try
+// again). Otherwise it returns err unchanged (nil object).
 func Applied[T any](ctx context.Context, retried bool, err error, get func(context.Context) (T, error), shows func(T) bool) (T, error) {
 	var zero T
 	if !retried || err == nil {
@@ -132,7 +133,10 @@ func Applied[T any](ctx context.Context, retried bool, err error, get func(conte
 		return zero, err
 	}
 	obj, gerr := get(ctx)
-	if gerr != nil || !shows(obj) {
+	switch {
+	case IsTransient(gerr):
+		return zero, gerr // the read failed in turn: Retry sends the write again, then reads
+	case gerr != nil || !shows(obj):
 		return zero, err
 	}
 	return obj, nil

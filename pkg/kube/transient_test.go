@@ -96,7 +96,13 @@ func TestRetryDo(t *testing.T) {
 	t.Run("Check ends the retries", func(t *testing.T) {
 		lapsed := errors.New("lease lapsed")
 		calls := 0
-		err := Retry{Check: func() error { return lapsed }}.Do(t.Context(), func(bool) error { calls++; return unavailable })
+		check := func() error {
+			if calls > 0 {
+				return lapsed
+			}
+			return nil
+		}
+		err := Retry{Check: check}.Do(t.Context(), func(bool) error { calls++; return unavailable })
 		if err != lapsed || calls != 1 {
 			t.Errorf("err %v after %d calls, want the Check error after 1", err, calls)
 		}

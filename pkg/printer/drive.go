@@ -223,3 +223,41 @@ func PrintHandBackPreview(w io.Writer, namespace, name, held string, after *apps
 	_, err := fmt.Fprintln(w)
 	return err
 }
+
+// PrintHeldExit writes the closing block of a drive or abort of namespace/name that ended
+// while the Deployment stays held (e, for any cause: interrupted, the API server
+// unreachable, the lease lapsed, an edit by someone else): where it stands and the commands
+// that continue it, walk it back, hand it back or show it. Ctrl-C prints the same.
+//
+//	deployment shop/web stays held at step 2 of 3 (drive plan 01297f449739; paused, strategy Recreate): interrupted
+//	  the lease was released: any driver may continue now
+//	  continue:      kubectl rollplan drive deploy/web -n shop
+//	  walk back:     kubectl rollplan abort deploy/web -n shop
+//	  hand it back:  kubectl rollplan resume deploy/web -n shop
+//	  see it:        kubectl rollplan drive status deploy/web -n shop
+func PrintHeldExit(w io.Writer, namespace, name string, e *drive.HeldError, why string) error {
+	phase := "drive"
+	if e.Phase == drive.PhaseAbort {
+		phase = "abort"
+	}
+	fmt.Fprintf(w, "deployment %s/%s stays held at step %d of %d (%s plan %s; paused, strategy Recreate): %s\n", namespace, name, e.Step, e.Steps, phase, e.PlanID, why)
+	switch {
+	case e.Released:
+		fmt.Fprintln(w, "  the lease was released: any driver may continue now")
+	case e.LeaseExpires != nil:
+		fmt.Fprintf(w, "  the lease was not released (the API server did not answer): it lapses at %s; continue after that, or now with --force\n", e.LeaseExpires.UTC().Format(time.RFC3339))
+	}
+	ref := fmt.Sprintf("deploy/%s -n %s", name, namespace)
+	cont := "kubectl rollplan drive " + ref
+	if e.Phase == drive.PhaseAbort {
+		cont = "kubectl rollplan abort " + ref + " --yes"
+	}
+	tw := newDriveTabWriter(w)
+	fmt.Fprintf(tw, "  continue:\t%s\n", cont)
+	if e.Phase != drive.PhaseAbort {
+		fmt.Fprintf(tw, "  walk back:\tkubectl rollplan abort %s\n", ref)
+	}
+	fmt.Fprintf(tw, "  hand it back:\tkubectl rollplan resume %s\n", ref)
+	fmt.Fprintf(tw, "  see it:\tkubectl rollplan drive status %s\n", ref)
+	return tw.Flush()
+}
