@@ -6,6 +6,9 @@
 #
 # Usage: hack/cluster/up.sh [--no-deployment-controller]
 #
+# hack/cluster/component.sh stops and starts one component of the running cluster (fault
+# tests).
+#
 # Environment:
 #   ROLLPLAN_CLUSTER_DIR   state dir (default _output/cluster); must be absent or empty.
 #                          Holds kubeconfig, env, pids/, logs/*.log, certs and etcd data.
@@ -133,10 +136,13 @@ chmod 600 "$kubeconfig"
 
 # --- processes -----------------------------------------------------------------------------
 # start NAME BINARY ARGS...: runs in its own session (so a Ctrl-C of the caller does not
-# half-kill the cluster), logs to logs/NAME.log, pid in pids/NAME.pid.
+# half-kill the cluster), logs to logs/NAME.log, pid in pids/NAME.pid, its command line in
+# cmd/NAME (NUL-separated, for hack/cluster/component.sh to start it again).
 start() {
   local name=$1 binary=$2
   shift 2
+  mkdir -p "$state/cmd"
+  printf '%s\0' "$bin/$binary" "$@" >"$state/cmd/$name"
   setsid "$bin/$binary" "$@" >"$state/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$state/pids/$name.pid"
 }

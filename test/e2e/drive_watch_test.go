@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -52,7 +53,19 @@ func watchPods(t testing.TB, c *framework.Cluster, ns string, maxPods, minAvail 
 		m.pods[list.Items[i].Name] = &list.Items[i]
 	}
 	m.check("start")
-	err = framework.Watch(ctx, list.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	listPods := func(ctx context.Context) ([]runtime.Object, string, error) {
+		l, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, "", err
+		}
+		objs := make([]runtime.Object, 0, len(l.Items))
+		for i := range l.Items {
+			objs = append(objs, &l.Items[i])
+		}
+		return objs, l.ResourceVersion, nil
+	}
+	// A watch that expires (410 Gone after an API server restart) is listed again.
+	err = framework.WatchRelist(ctx, list.ResourceVersion, listPods, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		return c.Client.CoreV1().Pods(ns).Watch(ctx, o)
 	}, &m.done, m.record)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 )
@@ -128,14 +129,36 @@ func (c *Cluster) RecordReplicaSets(t testing.TB, ns string) *Recorder {
 		r.counts[ev.Name] = ev.Count
 	}
 
-	err = Watch(ctx, rsList.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	listRS := func(ctx context.Context) ([]runtime.Object, string, error) {
+		l, err := c.Client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, "", err
+		}
+		objs := make([]runtime.Object, 0, len(l.Items))
+		for i := range l.Items {
+			objs = append(objs, &l.Items[i])
+		}
+		return objs, l.ResourceVersion, nil
+	}
+	err = WatchRelist(ctx, rsList.ResourceVersion, listRS, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		return c.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
 	}, &r.done, r.unlessError(r.recordReplicaSet))
 	if err != nil {
 		cancel()
 		t.Fatalf("watch replicasets in %s: %v", ns, err)
 	}
-	err = Watch(ctx, evList.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	listEvents := func(ctx context.Context) ([]runtime.Object, string, error) {
+		l, err := c.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: evSelector})
+		if err != nil {
+			return nil, "", err
+		}
+		objs := make([]runtime.Object, 0, len(l.Items))
+		for i := range l.Items {
+			objs = append(objs, &l.Items[i])
+		}
+		return objs, l.ResourceVersion, nil
+	}
+	err = WatchRelist(ctx, evList.ResourceVersion, listEvents, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		o.FieldSelector = evSelector
 		return c.Client.CoreV1().Events(ns).Watch(ctx, o)
 	}, &r.done, r.unlessError(r.recordEvent))
