@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,29 +36,11 @@ import (
 // with its restart (down 2-10 s, plus up to about 20 s to start on a loaded machine).
 var faultArgs = []string{"drive", "deploy/web", "--image", "app=nginx:1.19", "--yes", "--interval", "1s", "--lease-duration", "90s", "--progress-timeout", "5m"}
 
-// lockedBuffer is a bytes.Buffer safe for the plugin's output copier and the test to share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // faultDriver is a plugin process started in the background whose output can be read
 // while it runs.
 type faultDriver struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr framework.SyncBuffer
 	done           chan struct{}
 }
 

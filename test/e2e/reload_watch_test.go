@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,28 +22,10 @@ import (
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
-// lockedBuffer is a bytes.Buffer safe for a process writing while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // watcher is `kubectl rollplan reload --watch` running in the background.
 type watcher struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr framework.SyncBuffer
 	done           chan struct{}
 	args           []string
 }
