@@ -6,11 +6,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 )
@@ -98,7 +100,10 @@ func (c *Config) fetch(ctx context.Context, key reload.ObjectKey) (configEntry, 
 		}
 	case reload.Secret:
 		var s *corev1.Secret
-		if s, err = c.client.CoreV1().Secrets(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{}); err == nil {
+		// client-go logs request and response bodies at -v=8 and above through the
+		// context's logger (rest.Request's logBody): a Secret's body never reaches one.
+		quiet := klog.NewContext(ctx, logr.Discard())
+		if s, err = c.client.CoreV1().Secrets(key.Namespace).Get(quiet, key.Name, metav1.GetOptions{}); err == nil {
 			obj, meta = reload.SecretObject(s), s.ObjectMeta
 		}
 	default:

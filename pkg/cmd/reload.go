@@ -1,34 +1,76 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
 )
 
 var (
 	reloadLong = templates.LongDesc(`
-		Restart Deployments whose pods run with outdated ConfigMaps or Secrets.
+		Restart the Deployments whose pods run with outdated ConfigMaps or Secrets, after
+		showing which references changed and how each restart will roll.
+
+		A Deployment's pods see the ConfigMaps and Secrets its pod template references
+		(env keyRefs: that key; envFrom: every key; configMap, secret and projected volumes:
+		their items, or every key; initContainers too; not imagePullSecrets). reload
+		checksums exactly the keys the pods see (sha256; for a Secret, HMAC keyed with its
+		UID) and compares them with the pod template annotation rollplan.dev/config-checksums
+		its last restart wrote: a difference is a change. Without that annotation (first
+		sight) the time the config's data was last written (its managedFields) is compared
+		with the creation of the current ReplicaSet's pods: "possibly stale since T".
+		--adopt records the checksums without restarting.
+
+		A restart is one guarded JSON patch of that annotation alone, under the field manager
+		kubectl-rollplan: the template then depends only on the config content, so restoring
+		old config makes the controller reuse the old ReplicaSet. Restarts are paced:
+		--max-concurrent rollouts at a time, each waited for until complete (--timeout), or
+		walked step by step with --drive. A non-optional reference that is missing refuses
+		the whole run: nothing is written.
+
+		With -l or --all only opted-in Deployments are selected: the annotation
+		rollplan.dev/reload: "true" (also reloader.stakater.com/auto: "true" and
+		com.xing.deployment-restart: enabled). Named Deployments need no opt-in.
 
 		With --watch, run as a controller until interrupted (from a laptop, or as a
-		Deployment in the cluster: deploy/reload): every opted-in Deployment (annotation
-		rollplan.dev/reload: "true"; also reloader.stakater.com/auto: "true" and
-		com.xing.deployment-restart: enabled) of the namespace (-A: of every namespace; -l
-		narrows) is restarted when the content of a ConfigMap or Secret key its pods see
-		changes, --grace-period after the first change of a burst, --max-concurrent rollouts
-		at a time, each waited for (--timeout). A restart is one guarded JSON patch of the pod
-		template annotation rollplan.dev/config-checksums; an Event on the Deployment names
-		what changed.`)
+		Deployment in the cluster: deploy/reload): every opted-in Deployment of the
+		namespace (-A: of every namespace; -l narrows) is restarted when the content of a
+		ConfigMap or Secret key its pods see changes, --grace-period after the first change
+		of a burst, --max-concurrent rollouts at a time, each waited for (--timeout); an
+		Event on the Deployment names what changed.`)
 
 	reloadExample = templates.Examples(`
-		# Restart opted-in Deployments of the namespace shop when their config changes
+		# Which references of web changed, and how would its restart roll? (nothing changed)
+		kubectl rollplan reload deploy/web --dry-run=client
+
+		# Restart every opted-in Deployment of the namespace whose config changed, two at a time
+		kubectl rollplan reload --all --max-concurrent 2 --yes
+
+		# Record the checksums of Deployments seen for the first time, without restarting
+		kubectl rollplan reload -l team=payments --adopt --yes
+
+		# Walk each restart step by step, 1 minute of bake time between steps
+		kubectl rollplan reload deploy/web --drive --interval 1m
+
+		# As a controller: restart opted-in Deployments of the namespace shop when their config changes
 		kubectl rollplan reload --watch -n shop
 
 		# Every namespace, one of several replicas acting, metrics on :8080
@@ -38,82 +80,286 @@ var (
 // ReloadOptions holds the flags and dependencies of "kubectl rollplan reload".
 type ReloadOptions struct {
 	Selector      string
+	All           bool
 	AllNamespaces bool
+	Adopt         bool
+	Yes           bool
 	MaxConcurrent int
 	Timeout       time.Duration
-	Watch         ReloadWatchOptions
+	Readiness     string
+	MaxSteps      int
+	Drive         bool
+	// DriveFlags are drive's flags that --drive passes on (--interval, --progress-timeout,
+	// --lease-duration).
+	DriveFlags reloadDriveFlags
+	DryRun     cmdutil.DryRunStrategy
+	// Watch are the flags of the watch mode (reload_watch.go).
+	Watch ReloadWatchOptions
 
+	FieldManager string
+	// Names are the Deployments named as arguments; Namespace is -n's (or the context's).
 	Names     []string
 	Namespace string
 	Client    func() (kubernetes.Interface, error)
+	Now       func() time.Time
+	Terminal  func() bool
 	cmd       *cobra.Command
 
 	genericiooptions.IOStreams
 }
 
+// reloadDriveFlags are the drive flags --drive honours.
+type reloadDriveFlags struct {
+	Interval        time.Duration
+	ProgressTimeout time.Duration
+	LeaseDuration   time.Duration
+}
+
 // NewReloadOptions returns ReloadOptions with defaults.
 func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
-	return &ReloadOptions{MaxConcurrent: 1, Timeout: 10 * time.Minute, IOStreams: streams}
+	return &ReloadOptions{
+		MaxConcurrent: 1,
+		Timeout:       10 * time.Minute,
+		Readiness:     string(planner.ReadinessBatched),
+		MaxSteps:      40,
+		DriveFlags:    reloadDriveFlags{LeaseDuration: defaultLeaseDuration},
+		FieldManager:  DefaultFieldManager,
+		Now:           time.Now,
+		Terminal:      stdTerminal(streams),
+		IOStreams:     streams,
+	}
 }
 
 // NewCmdReload returns "kubectl rollplan reload".
 func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewReloadOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "reload --watch [-n NS | -A] [-l SELECTOR] [--grace-period D] [--max-concurrent N] [--leader-elect] [--metrics-bind-address ADDR]",
+		Use:                   "reload (deploy/NAME ... | -l SELECTOR | --all) [-A] [--dry-run=none|client|server] [--yes] [--max-concurrent N] [--drive] [--adopt] | reload --watch [-n NS | -A] [-l SELECTOR]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Restart Deployments whose pods run with changed ConfigMaps or Secrets (--watch: as a controller)",
+		Short:                 "Restart Deployments whose pods run with changed ConfigMaps or Secrets, paced, after showing each restart's plan",
 		Long:                  reloadLong,
 		Example:               reloadExample,
 		RunE:                  runE(f, o),
 	}
 	fl := cmd.Flags()
 	cmdutil.AddLabelSelectorFlagVar(cmd, &o.Selector)
-	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch opted-in Deployments across all namespaces.")
+	fl.BoolVar(&o.All, "all", false, "Select every opted-in Deployment in the namespace.")
+	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Select opted-in Deployments across all namespaces (with -l or --all).")
+	fl.BoolVar(&o.Adopt, "adopt", false, "Record the current checksums of Deployments seen for the first time (annotation rollplan.dev/adopted-config-checksums on the Deployment) without restarting anything.")
+	fl.BoolVarP(&o.Yes, "yes", "y", false, "Do not ask for confirmation.")
 	fl.IntVar(&o.MaxConcurrent, "max-concurrent", o.MaxConcurrent, "How many restarts roll out at once; each is waited for until complete before the next starts.")
-	fl.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for one restart's rollout to complete.")
+	fl.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for one restart's rollout to complete; after a timeout no further restart starts.")
+	fl.IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of each plan's step table; the middle of a longer plan is elided (0: all).")
+	fl.BoolVar(&o.Drive, "drive", false, "Walk each restart step by step with drive (see `kubectl rollplan drive --help`; --interval, --progress-timeout and --lease-duration apply).")
+	fl.DurationVar(&o.DriveFlags.Interval, "interval", 0, "With --drive: bake time between two steps (for example 2m).")
+	fl.DurationVar(&o.DriveFlags.ProgressTimeout, "progress-timeout", 0, "With --drive: how long a step may wait for its pods (default: the Deployment's progressDeadlineSeconds).")
+	fl.DurationVar(&o.DriveFlags.LeaseDuration, "lease-duration", o.DriveFlags.LeaseDuration, "With --drive: how long drive's lease lasts without renewal.")
+	addReadinessFlag(cmd, &o.Readiness)
+	cmdutil.AddDryRunFlag(cmd)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
 	addReloadWatchFlags(cmd, &o.Watch)
 	return cmd
 }
 
-// Complete resolves the namespace, the names and the client.
+// Complete resolves the dry-run strategy, the namespace, the names and the client.
 func (o *ReloadOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	var err error
+	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
+		return err
+	}
 	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 		return err
 	}
-	o.Names, o.cmd = args, cmd
+	if o.Names, err = parseReloadNames(args); err != nil {
+		return err
+	}
 	if o.Client == nil {
 		o.Client = driveClient(f)
 	}
+	o.cmd = cmd
 	return nil
 }
 
 // Validate checks the flags alone.
 func (o *ReloadOptions) Validate() error {
-	if !o.Watch.Watch {
-		return errors.New("reload without --watch is not available yet: give --watch")
+	if o.Watch.Watch {
+		return o.validateWatch()
 	}
+	if o.cmd != nil {
+		if err := o.Watch.validate(o.cmd, o.Names); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(o.Names) == 0 && o.Selector == "" && !o.All:
+		return errors.New("a Deployment is required: give deploy/NAME (several are fine), -l SELECTOR or --all")
+	case len(o.Names) > 0 && (o.Selector != "" || o.All):
+		return errors.New("name cannot be provided when a selector is specified: give names, or -l/--selector or --all, not both")
+	case len(o.Names) > 0 && o.AllNamespaces:
+		return errors.New("a resource cannot be retrieved by name across all namespaces: drop -A/--all-namespaces and give the namespace with -n")
+	case o.Selector != "" && o.All:
+		return errors.New("setting 'all' parameter but found a non empty selector: give -l/--selector or --all, not both")
+	case o.MaxConcurrent < 1:
+		return fmt.Errorf("--max-concurrent=%d: must be 1 or more", o.MaxConcurrent)
+	case o.Timeout <= 0:
+		return fmt.Errorf("--timeout=%s: must be more than 0", o.Timeout)
+	case o.Drive && o.Adopt:
+		return errors.New("--drive and --adopt: --adopt restarts nothing, give one of them")
+	case o.Drive && o.MaxConcurrent > 1:
+		return errors.New("--drive walks one restart at a time: drop --max-concurrent")
+	case o.DriveFlags.Interval < 0 || o.DriveFlags.ProgressTimeout < 0:
+		return errors.New("--interval and --progress-timeout must not be negative")
+	case o.FieldManager == "":
+		return errors.New("--field-manager must not be empty")
+	}
+	if err := validateLeaseDuration(o.DriveFlags.LeaseDuration); err != nil {
+		return err
+	}
+	return validateReadiness(o.Readiness)
+}
+
+// validateWatch checks the flags of --watch: the watch mode's, and none of the one-shot's.
+func (o *ReloadOptions) validateWatch() error {
 	switch {
 	case o.MaxConcurrent < 1:
 		return fmt.Errorf("--max-concurrent=%d: must be 1 or more", o.MaxConcurrent)
 	case o.Timeout <= 0:
 		return fmt.Errorf("--timeout=%s: must be more than 0", o.Timeout)
+	case o.All || o.Adopt || o.Drive || o.Yes || o.DryRun != cmdutil.DryRunNone:
+		return errors.New("--watch restarts every opted-in Deployment of the namespace by itself: --all, --adopt, --drive, --yes and --dry-run are for one run without --watch")
 	}
 	return o.Watch.validate(o.cmd, o.Names)
 }
 
-// Run runs the watch mode until interrupted.
+// Run reads and assesses the selected Deployments, prints the table and the restart plans,
+// asks (on a terminal, without --yes), then restarts them paced. With --watch it runs the
+// watch mode until interrupted.
 func (o *ReloadOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cs, err := o.Client()
+	client, err := o.Client()
 	if err != nil {
 		return err
 	}
-	return runReloadWatch(ctx, o.Watch, reloadWatchRun{
-		Client: cs, Namespace: o.Namespace, AllNamespaces: o.AllNamespaces, Selector: o.Selector,
-		MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout,
-	}, o.Out, o.ErrOut)
+	if o.Watch.Watch {
+		return runReloadWatch(ctx, o.Watch, reloadWatchRun{
+			Client: client, Namespace: o.Namespace, AllNamespaces: o.AllNamespaces, Selector: o.Selector,
+			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout,
+		}, o.Out, o.ErrOut)
+	}
+	states, err := o.load(ctx, client)
+	if err != nil {
+		return err
+	}
+	targets, err := oneshot.Assess(ctx, client, cluster.NewConfig(client), states,
+		oneshot.AssessOptions{Adopt: o.Adopt, Readiness: planner.Readiness(o.Readiness)})
+	if err != nil {
+		return err
+	}
+	if err := printer.PrintReload(o.Out, targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+		return err
+	}
+	if err := refusals(targets); err != nil {
+		return err
+	}
+	n := countWrites(targets)
+	if n == 0 {
+		fmt.Fprintln(o.Out, "\nNothing to restart.")
+		return nil
+	}
+	if o.DryRun == cmdutil.DryRunClient {
+		printer.PrintReloadResults(o.Out, dryRunResults(targets), printer.DryRunSuffix(o.DryRun))
+		return nil
+	}
+	if o.DryRun == cmdutil.DryRunNone {
+		ok, err := o.confirm(n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(o.ErrOut, "Not confirmed: nothing was written.")
+			return nil
+		}
+	}
+	results := oneshot.Restart(ctx, client, targets, o.runOptions(client))
+	fmt.Fprintln(o.Out)
+	if errs := printer.PrintReloadResults(o.Out, results, printer.DryRunSuffix(o.DryRun)); len(errs) > 0 {
+		return utilerrors.NewAggregate(errs)
+	}
+	return nil
+}
+
+// refusals is one line naming every refused Deployment, or nil: nothing is written then.
+func refusals(targets []*oneshot.Target) error {
+	var msgs []string
+	for _, t := range targets {
+		if err := t.Refusal(); err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; nothing was written", strings.Join(msgs, "; "))
+}
+
+func countWrites(targets []*oneshot.Target) int {
+	n := 0
+	for _, t := range targets {
+		if t.Action == reload.ActionRestart || t.Action == reload.ActionAdopt {
+			n++
+		}
+	}
+	return n
+}
+
+func dryRunResults(targets []*oneshot.Target) []oneshot.Result {
+	var out []oneshot.Result
+	for _, t := range targets {
+		if t.Action == reload.ActionRestart || t.Action == reload.ActionAdopt {
+			out = append(out, oneshot.Result{Target: t})
+		}
+	}
+	return out
+}
+
+// confirm asks once for all writes on a terminal; without one, --yes is required.
+func (o *ReloadOptions) confirm(n int) (bool, error) {
+	if o.Yes {
+		return true, nil
+	}
+	if !o.Terminal() {
+		return false, errors.New("standard input is not a terminal, so reload cannot ask for confirmation: pass --yes to write without asking (or --dry-run=client to only look)")
+	}
+	verb := "restart"
+	if o.Adopt {
+		verb = "record the checksums of"
+	}
+	fmt.Fprintf(o.ErrOut, "\n%s %d deployment(s)? [y/N]: ", verb, n)
+	return readYes(o.In), nil
+}
+
+func readYes(r io.Reader) bool {
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}
+
+// runOptions are the pacing and write options of the flags.
+func (o *ReloadOptions) runOptions(client kubernetes.Interface) oneshot.RunOptions {
+	ro := oneshot.RunOptions{
+		MaxConcurrent: o.MaxConcurrent,
+		Timeout:       o.Timeout,
+		Write:         kube.Options{FieldManager: o.FieldManager, DryRun: o.DryRun == cmdutil.DryRunServer},
+		Progress:      o.ErrOut,
+		Now:           o.Now,
+	}
+	if o.Drive {
+		ro.Drive = o.driveRestart(client)
+	}
+	return ro
 }

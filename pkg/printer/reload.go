@@ -1,0 +1,155 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/reload"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+)
+
+// PrintReload writes the human form of a reload's assessment: one table of the Deployments
+// with each reference and its state (current, changed since the last restart, missing,
+// unrecorded) and what reload does (ACTION), then the first-sight evidence and refusals,
+// then, for each restart, its rollout plan (PrintPlan). Names, states and times only: no
+// config value and no checksum is printed.
+func PrintReload(w io.Writer, targets []*oneshot.Target, opts PlanOptions) error {
+	if len(targets) == 0 {
+		_, err := fmt.Fprintln(w, "No Deployments selected (with -l or --all, only Deployments annotated rollplan.dev/reload: \"true\", reloader.stakater.com/auto: \"true\" or com.xing.deployment-restart: enabled are).")
+		return err
+	}
+	if err := printReloadTable(w, targets); err != nil {
+		return err
+	}
+	printReloadNotes(w, targets)
+	for _, t := range targets {
+		if t.Action != reload.ActionRestart || t.Plan == nil || t.Refusal() != nil {
+			continue
+		}
+		fmt.Fprintf(w, "\nRestart of deployment %s (%s):\n", t.Name(), restartReason(t))
+		if n := t.Plan.NewReplicaSet; n.Reused {
+			fmt.Fprintf(w, "Config rollback: the pods of revision %d (replicaset %s) saw exactly this config; the controller brings that ReplicaSet back as revision %d\n",
+				n.PreviousRevision, n.Name, n.Revision)
+		}
+		if err := PrintPlan(w, t.Plan, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printReloadTable(w io.Writer, targets []*oneshot.Target) error {
+	tw := printers.GetNewTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tDEPLOYMENT\tREFERENCE\tKEYS\tSTATE\tACTION")
+	for _, t := range targets {
+		dep := t.State.Deployment
+		action := actionWord(t)
+		if len(t.Decision.Refs) == 0 {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t%s\n", dep.Namespace, dep.Name, action)
+			continue
+		}
+		for i, s := range t.Decision.Refs {
+			ns, name, act := dep.Namespace, dep.Name, action
+			if i > 0 {
+				ns, name, act = "", "", ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ns, name, s.Ref.AnnotationKey(), keysWord(s.Ref), stateWord(s), act)
+		}
+	}
+	return tw.Flush()
+}
+
+func keysWord(r reload.Ref) string {
+	if r.AllKeys {
+		return "*"
+	}
+	return strings.Join(r.Keys, ",")
+}
+
+func stateWord(s reload.RefStatus) string {
+	switch {
+	case s.State == reload.Changed:
+		return "changed since the last restart"
+	case s.State == reload.Missing && s.Ref.Optional:
+		return "missing (optional)"
+	}
+	return string(s.State)
+}
+
+func actionWord(t *oneshot.Target) string {
+	if t.Refusal() != nil {
+		return "refused"
+	}
+	switch t.Action {
+	case reload.ActionRestart:
+		if !t.Decision.Stale && t.Assessment.PossiblyStale {
+			return "restart (possibly stale since " + t.Assessment.Since.UTC().Format(time.RFC3339) + ")"
+		}
+		return "restart"
+	case reload.ActionAdopt:
+		return "adopt (record, no restart)"
+	}
+	if t.Decision.FirstSight() {
+		return "none (unrecorded: --adopt records)"
+	}
+	return "none"
+}
+
+// printReloadNotes writes the evidence of first-sight judgements and the refusals.
+func printReloadNotes(w io.Writer, targets []*oneshot.Target) {
+	first := true
+	note := func(format string, args ...any) {
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+	for _, t := range targets {
+		if err := t.Refusal(); err != nil {
+			note("Refused:    %v", err)
+		}
+		if t.Decision.AnnotationErr != nil {
+			note("Warning:    deployment %s: %v (a restart rewrites it)", t.Name(), t.Decision.AnnotationErr)
+		}
+		if t.Decision.FirstSight() && t.Refusal() == nil {
+			note("First sight: deployment %s: %s", t.Name(), t.Assessment.Summary())
+		}
+	}
+}
+
+func restartReason(t *oneshot.Target) string {
+	var changed []string
+	for _, s := range t.Decision.Refs {
+		if s.State == reload.Changed || (s.State == reload.Missing && s.Ref.Optional && s.Recorded != "" && s.Recorded != reload.AbsentChecksum) {
+			changed = append(changed, s.Ref.AnnotationKey())
+		}
+	}
+	if len(changed) > 0 {
+		return "changed: " + strings.Join(changed, ", ")
+	}
+	return "possibly stale since " + t.Assessment.Since.UTC().Format(time.RFC3339)
+}
+
+// PrintReloadResults writes kubectl's result line for each write of a reload
+// ("deployment.apps/web restarted", "... config checksums adopted", with the dry-run
+// suffix) and returns the failures, in order.
+func PrintReloadResults(w io.Writer, results []oneshot.Result, suffix string) []error {
+	var errs []error
+	for _, r := range results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+			continue
+		}
+		what := "restarted"
+		if r.Target.Action == reload.ActionAdopt {
+			what = "config checksums adopted"
+		}
+		fmt.Fprintf(w, "deployment.apps/%s %s%s\n", r.Target.State.Deployment.Name, what, suffix)
+	}
+	return errs
+}

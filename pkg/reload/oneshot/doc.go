@@ -1,0 +1,11 @@
+// Package oneshot is the I/O around pkg/reload's decisions for `kubectl rollplan reload`
+// (one run, no watch): Assess reads what each selected Deployment's pods reference (one
+// GET per ConfigMap or Secret, through cluster.Config: digests only, no Secret value kept),
+// asks reload.Decide, reload.AssessFirstSight and reload.Choose, and plans each restart with
+// the planner; Restart then writes (reload.RestartPatch or AdoptPatch through pkg/kube,
+// under the field manager kubectl-rollplan) paced: at most MaxConcurrent rollouts in flight,
+// each watched (pkg/watch) until the controller reports it complete, as `kubectl rollout
+// status` decides, before the next starts; or each walked by a drive.
+//
+// Decisions stay in pkg/reload; this package only reads, calls them, writes and waits.
+package oneshot

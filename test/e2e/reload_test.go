@@ -1,0 +1,362 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/base64"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/reload"
+	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
+)
+
+// keyEnv is an env var from key of ConfigMap cm.
+func keyEnv(cm, key string) corev1.EnvVar {
+	return corev1.EnvVar{Name: "K_" + key, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: cm}, Key: key}}}
+}
+
+// createReloadDeployment creates b's Deployment in ns after mutate (env, volumes,
+// annotations), with maxSurge 1 and maxUnavailable 0 so that a rollout takes several writes.
+func createReloadDeployment(t *testing.T, c *framework.Cluster, ns string, b *framework.DeploymentBuilder, mutate func(*appsv1.Deployment)) *appsv1.Deployment {
+	t.Helper()
+	d := b.Build()
+	d.Namespace = ns
+	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &one, MaxUnavailable: &zero}}
+	mutate(d)
+	out, err := c.Client.AppsV1().Deployments(ns).Create(t.Context(), d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create deployment %s/%s: %v", ns, d.Name, err)
+	}
+	return out
+}
+
+func setConfigMap(t *testing.T, c *framework.Cluster, ns, name string, data map[string]string) {
+	t.Helper()
+	cms := c.Client.CoreV1().ConfigMaps(ns)
+	cm, err := cms.Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create configmap %s: %v", name, err)
+		}
+		return
+	}
+	cm.Data = data
+	if _, err := cms.Update(t.Context(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update configmap %s: %v", name, err)
+	}
+}
+
+func reloadRun(t *testing.T, c *framework.Cluster, ns string, args ...string) framework.Result {
+	t.Helper()
+	return c.Plugin(t, append([]string{"reload", "-n", ns}, args...)...)
+}
+
+func mustReload(t *testing.T, c *framework.Cluster, ns string, args ...string) framework.Result {
+	t.Helper()
+	res := reloadRun(t, c, ns, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("reload %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	return res
+}
+
+func replicaSetNames(t *testing.T, c *framework.Cluster, ns, name string) []string {
+	t.Helper()
+	var names []string
+	for _, rs := range c.ReplicaSetsOf(t, getNamed(t, c, ns, name)) {
+		names = append(names, rs.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func getNamed(t *testing.T, c *framework.Cluster, ns, name string) *appsv1.Deployment {
+	t.Helper()
+	d, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get deployment %s/%s: %v", ns, name, err)
+	}
+	return d
+}
+
+// TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey: ConfigMap app has keys A and
+// B; sees-a reads A, sees-b reads B, sees-all takes every key (envFrom). After --adopt
+// records the checksums, an edit of A restarts sees-a and sees-all and not sees-b; the
+// restart writes only the pod template annotation, as field manager kubectl-rollplan. With
+// --all only opted-in Deployments are looked at.
+func TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "1", "B": "1"})
+	optIn := func(d *appsv1.Deployment) { d.Annotations = map[string]string{reload.ReloadAnnotation: "true"} }
+	createReloadDeployment(t, c, ns, framework.NewDeployment("sees-a").Replicas(2), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
+		optIn(d)
+	})
+	createReloadDeployment(t, c, ns, framework.NewDeployment("sees-b").Replicas(2), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "B")}
+		optIn(d)
+	})
+	createReloadDeployment(t, c, ns, framework.NewDeployment("sees-all").Replicas(2), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "app"}}}}
+	})
+	for _, n := range []string{"sees-a", "sees-b", "sees-all"} {
+		c.WaitForRollout(t, ns, n, time.Minute)
+	}
+	res := mustReload(t, c, ns, "deploy/sees-a", "deploy/sees-b", "deploy/sees-all", "--adopt", "--yes")
+	if !strings.Contains(res.Stdout, "deployment.apps/sees-b config checksums adopted") {
+		t.Fatalf("adopt output:\n%s", res.Stdout)
+	}
+	before := map[string][]string{}
+	gens := map[string]int64{}
+	for _, n := range []string{"sees-a", "sees-b", "sees-all"} {
+		before[n] = replicaSetNames(t, c, ns, n)
+		gens[n] = getNamed(t, c, ns, n).Generation
+	}
+
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "2", "B": "1"})
+	// --all looks at opted-in Deployments only: sees-all is not opted in.
+	res = mustReload(t, c, ns, "--all", "--yes")
+	if !strings.Contains(res.Stdout, "deployment.apps/sees-a restarted") || strings.Contains(res.Stdout, "sees-all") ||
+		strings.Contains(res.Stdout, "deployment.apps/sees-b restarted") {
+		t.Fatalf("reload --all output:\n%s", res.Stdout)
+	}
+	if g := getNamed(t, c, ns, "sees-b").Generation; g != gens["sees-b"] {
+		t.Errorf("sees-b (reads key B only) was written: generation %d -> %d", gens["sees-b"], g)
+	}
+	if g := getNamed(t, c, ns, "sees-all").Generation; g != gens["sees-all"] {
+		t.Errorf("sees-all (not opted in) was written by --all: generation %d -> %d", gens["sees-all"], g)
+	}
+	// Named, sees-all restarts too (a name needs no opt-in); sees-b still does not.
+	res = mustReload(t, c, ns, "deploy/sees-all", "deploy/sees-b", "--yes")
+	if !strings.Contains(res.Stdout, "deployment.apps/sees-all restarted") || strings.Contains(res.Stdout, "sees-b restarted") {
+		t.Fatalf("reload of sees-all and sees-b:\n%s", res.Stdout)
+	}
+	for n, want := range map[string]bool{"sees-a": true, "sees-b": false, "sees-all": true} {
+		after := replicaSetNames(t, c, ns, n)
+		if restarted := !slices.Equal(after, before[n]); restarted != want {
+			t.Errorf("%s: restarted = %v, want %v (replicasets %v -> %v)", n, restarted, want, before[n], after)
+		}
+	}
+	a := getNamed(t, c, ns, "sees-a")
+	if a.Generation != gens["sees-a"]+1 {
+		t.Errorf("sees-a: generation %d -> %d, want one spec write", gens["sees-a"], a.Generation)
+	}
+	if _, ok := a.Spec.Template.Annotations[reload.ChecksumsAnnotation]; !ok {
+		t.Errorf("sees-a: no %s on the pod template after the restart", reload.ChecksumsAnnotation)
+	}
+	if !ownsTemplateAnnotation(a, "kubectl-rollplan") {
+		t.Errorf("sees-a: field manager kubectl-rollplan does not own the template annotation: %+v", a.ManagedFields)
+	}
+	// Nothing changed since: a second run restarts nothing.
+	res = mustReload(t, c, ns, "deploy/sees-a", "deploy/sees-all", "--yes")
+	if !strings.Contains(res.Stdout, "Nothing to restart.") {
+		t.Errorf("second reload:\n%s", res.Stdout)
+	}
+}
+
+func ownsTemplateAnnotation(d *appsv1.Deployment, manager string) bool {
+	for _, e := range d.ManagedFields {
+		if e.Manager == manager && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), `"f:`+reload.ChecksumsAnnotation+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReloadRestoringOldDataReusesTheOldReplicaSet: content 2 then 3 each restart web;
+// restoring 2 makes the plan say the revision-2 ReplicaSet comes back, and the controller
+// indeed scales that ReplicaSet up again instead of creating one.
+func TestReloadRestoringOldDataReusesTheOldReplicaSet(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
+	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(2), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
+	})
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	mustReload(t, c, ns, "deploy/web", "--adopt", "--yes")
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
+	mustReload(t, c, ns, "deploy/web", "--yes")
+	withTwo := currentReplicaSet(t, c, ns, "web")
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "3"})
+	mustReload(t, c, ns, "deploy/web", "--yes")
+	if currentReplicaSet(t, c, ns, "web") == withTwo {
+		t.Fatal("content 3 did not make a new ReplicaSet")
+	}
+	count := len(replicaSetNames(t, c, ns, "web"))
+
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
+	res := mustReload(t, c, ns, "deploy/web", "--yes")
+	if !strings.Contains(res.Stdout, withTwo+" (revision 4), reused") || !strings.Contains(res.Stdout, "Config rollback: the pods of revision 2 (replicaset "+withTwo+")") {
+		t.Errorf("the plan does not show %s reused:\n%s", withTwo, res.Stdout)
+	}
+	if got := currentReplicaSet(t, c, ns, "web"); got != withTwo {
+		t.Errorf("after restoring content 2 the current ReplicaSet is %s, want %s (reused)", got, withTwo)
+	}
+	if n := len(replicaSetNames(t, c, ns, "web")); n != count {
+		t.Errorf("ReplicaSets: %d -> %d: restoring old content created one", count, n)
+	}
+}
+
+// currentReplicaSet is the ReplicaSet with all of the Deployment's replicas after its
+// rollout completed.
+func currentReplicaSet(t *testing.T, c *framework.Cluster, ns, name string) string {
+	t.Helper()
+	d := c.WaitForRollout(t, ns, name, time.Minute)
+	for _, rs := range c.ReplicaSetsOf(t, d) {
+		if rs.Spec.Replicas != nil && *rs.Spec.Replicas > 0 {
+			return rs.Name
+		}
+	}
+	t.Fatalf("deployment %s/%s has no ReplicaSet with replicas", ns, name)
+	return ""
+}
+
+// TestReloadRefusesAMissingSecret: a Deployment whose changed ConfigMap would restart it,
+// but which reads a Secret that does not exist (not optional): reload refuses with one line
+// naming it, exits 1 and writes nothing.
+func TestReloadRefusesAMissingSecret(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
+	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A"), {Name: "PASSWORD", ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "password"}}}}
+		d.Spec.Template.Annotations = map[string]string{reload.ChecksumsAnnotation: `{"configmap/app":"0000","secret/db":"0000"}`}
+	})
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	before := fingerprintOf(t, c, ns, "web")
+	res := reloadRun(t, c, ns, "deploy/web", "--yes")
+	if res.ExitCode != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	msg := strings.TrimSpace(res.Stderr)
+	if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "secret/db not found") || !strings.Contains(msg, "nothing was written") {
+		t.Errorf("stderr is not one line naming secret/db and saying nothing was written:\n%s", res.Stderr)
+	}
+	if after := fingerprintOf(t, c, ns, "web"); after != before {
+		t.Errorf("the Deployment changed:\n%s\n->\n%s", before, after)
+	}
+}
+
+func fingerprintOf(t *testing.T, c *framework.Cluster, ns, name string) string {
+	t.Helper()
+	d := getNamed(t, c, ns, name)
+	return strings.Join([]string{d.ResourceVersion, d.Spec.Template.Annotations[reload.ChecksumsAnnotation], d.Annotations[reload.AdoptedAnnotation]}, "|")
+}
+
+// TestReloadMaxConcurrentOne: three Deployments share a ConfigMap; after it changes,
+// `reload --all --max-concurrent 1` restarts all three, and the ReplicaSet writes show one
+// rollout at a time: no Deployment's new ReplicaSet is created before the previous one's
+// old ReplicaSet is scaled to 0.
+func TestReloadMaxConcurrentOne(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "shared", map[string]string{"K": "1"})
+	names := []string{"one", "two", "three"}
+	for _, n := range names {
+		createReloadDeployment(t, c, ns, framework.NewDeployment(n).Replicas(3), func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("shared", "K")}
+			d.Annotations = map[string]string{reload.StakaterAutoAnnotation: "true"}
+		})
+	}
+	for _, n := range names {
+		c.WaitForRollout(t, ns, n, time.Minute)
+	}
+	mustReload(t, c, ns, "--all", "--adopt", "--yes")
+	old := map[string]string{}
+	for _, n := range names {
+		old[n] = currentReplicaSet(t, c, ns, n)
+	}
+	rec := c.RecordReplicaSets(t, ns)
+	setConfigMap(t, c, ns, "shared", map[string]string{"K": "2"})
+	res := mustReload(t, c, ns, "--all", "--max-concurrent", "1", "--yes")
+	for _, n := range names {
+		if !strings.Contains(res.Stdout, "deployment.apps/"+n+" restarted") {
+			t.Errorf("%s not restarted:\n%s", n, res.Stdout)
+		}
+	}
+	writes := rec.WaitQuiet(t, 2*time.Second, time.Minute)
+	inFlight := map[string]bool{}
+	for _, w := range writes {
+		dep := w.Name[:strings.LastIndex(w.Name, "-")]
+		switch {
+		case w.Op == framework.OpCreate:
+			for other, on := range inFlight {
+				if on && other != dep {
+					t.Errorf("%s created while %s's rollout was in flight; writes: %v", w.Name, other, writes)
+				}
+			}
+			inFlight[dep] = true
+		case w.Op == framework.OpScale && w.Name == old[dep] && w.To == 0:
+			inFlight[dep] = false
+		}
+	}
+	if len(inFlight) != 3 {
+		t.Errorf("rollouts seen: %v, want 3; writes: %v", inFlight, writes)
+	}
+}
+
+// TestReloadNeverPrintsSecretValues: reload at -v=10 (client-go then logs request and
+// response bodies) over a Deployment reading a Secret, changed, adopted and restarted:
+// neither the value nor its base64 appears in any output, while other bodies are logged.
+func TestReloadNeverPrintsSecretValues(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	const value = "s3cr3t-Value-7f2c91"
+	secrets := c.Client.CoreV1().Secrets(ns)
+	if _, err := secrets.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Data: map[string][]byte{"password": []byte(value)}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "db"}}}}
+	})
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	check := func(res framework.Result, what string) {
+		t.Helper()
+		out := res.Stdout + res.Stderr
+		// client-go logs a protobuf body as a hex dump, 16 bytes a row: any 7 characters of
+		// the value in a row are a leak (the 19-character value has at least 7 in one row).
+		for _, leak := range []string{value, base64.StdEncoding.EncodeToString([]byte(value))} {
+			for i := 0; i+7 <= len(leak); i++ {
+				if strings.Contains(out, leak[i:i+7]) {
+					t.Errorf("%s: output holds part of the secret value (%q of %q)", what, leak[i:i+7], leak)
+					break
+				}
+			}
+		}
+		if !strings.Contains(res.Stderr, "Response Body") {
+			t.Errorf("%s: -v=10 logged no response body at all: the test would not see a leak", what)
+		}
+	}
+	check(mustReload(t, c, ns, "deploy/web", "--adopt", "--yes", "-v=10"), "adopt")
+	s, err := secrets.Get(t.Context(), "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Data["password"] = []byte(value + "-rotated")
+	if _, err := secrets.Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check(mustReload(t, c, ns, "deploy/web", "--dry-run=server", "-v=10"), "server dry run")
+	res := mustReload(t, c, ns, "deploy/web", "--yes", "-v=10")
+	check(res, "restart")
+	if !strings.Contains(res.Stdout, "secret/db") || !strings.Contains(res.Stdout, "deployment.apps/web restarted") {
+		t.Errorf("restart output:\n%s", res.Stdout)
+	}
+}
