@@ -22,6 +22,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 var (
@@ -79,9 +80,6 @@ var (
 
 // ReloadOptions holds the flags and dependencies of "kubectl rollplan reload".
 type ReloadOptions struct {
-	Selector      string
-	All           bool
-	AllNamespaces bool
 	Adopt         bool
 	Yes           bool
 	MaxConcurrent int
@@ -97,10 +95,13 @@ type ReloadOptions struct {
 	Watch ReloadWatchOptions
 
 	FieldManager string
-	// Names are the Deployments named as arguments; Namespace is -n's (or the context's).
-	Names     []string
+	// Targets are the selection flags (names, -l, --all, -A, --chunk-size), the Selection
+	// and the client.
+	Targets
+	// Namespace is -n's (or the context's): the watch mode's.
 	Namespace string
-	Client    func() (kubernetes.Interface, error)
+	// WatchArgs are the arguments given with --watch (refused: it takes none).
+	WatchArgs []string
 	Now       func() time.Time
 	Terminal  func() bool
 	cmd       *cobra.Command
@@ -118,6 +119,7 @@ type reloadDriveFlags struct {
 // NewReloadOptions returns ReloadOptions with defaults.
 func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 	return &ReloadOptions{
+		Targets:       newTargets(target.Choices{Many: true, AllNamespaces: true}),
 		MaxConcurrent: 1,
 		Timeout:       10 * time.Minute,
 		Readiness:     string(planner.ReadinessBatched),
@@ -142,9 +144,7 @@ func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 		RunE:                  runE(f, o),
 	}
 	fl := cmd.Flags()
-	cmdutil.AddLabelSelectorFlagVar(cmd, &o.Selector)
-	fl.BoolVar(&o.All, "all", false, "Select every opted-in Deployment in the namespace.")
-	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Select opted-in Deployments across all namespaces (with -l or --all).")
+	o.Select.AddFlags(cmd)
 	fl.BoolVar(&o.Adopt, "adopt", false, "Record the current checksums of Deployments seen for the first time (annotation rollplan.dev/adopted-config-checksums on the Deployment) without restarting anything.")
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "Do not ask for confirmation.")
 	fl.IntVar(&o.MaxConcurrent, "max-concurrent", o.MaxConcurrent, "How many restarts roll out at once; each is waited for until complete before the next starts.")
@@ -167,17 +167,16 @@ func (o *ReloadOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
 		return err
 	}
-	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
-		return err
-	}
-	if o.Names, err = parseReloadNames(args); err != nil {
-		return err
-	}
+	o.cmd = cmd
 	if o.Client == nil {
 		o.Client = driveClient(f)
 	}
-	o.cmd = cmd
-	return nil
+	if o.Watch.Watch {
+		o.WatchArgs = args
+		o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace()
+		return err
+	}
+	return o.Targets.complete(f, args, "", o.Client)
 }
 
 // Validate checks the flags alone.
@@ -186,19 +185,11 @@ func (o *ReloadOptions) Validate() error {
 		return o.validateWatch()
 	}
 	if o.cmd != nil {
-		if err := o.Watch.validate(o.cmd, o.Names); err != nil {
+		if err := o.Watch.validate(o.cmd, nil); err != nil {
 			return err
 		}
 	}
 	switch {
-	case len(o.Names) == 0 && o.Selector == "" && !o.All:
-		return errors.New("a Deployment is required: give deploy/NAME (several are fine), -l SELECTOR or --all")
-	case len(o.Names) > 0 && (o.Selector != "" || o.All):
-		return errors.New("name cannot be provided when a selector is specified: give names, or -l/--selector or --all, not both")
-	case len(o.Names) > 0 && o.AllNamespaces:
-		return errors.New("a resource cannot be retrieved by name across all namespaces: drop -A/--all-namespaces and give the namespace with -n")
-	case o.Selector != "" && o.All:
-		return errors.New("setting 'all' parameter but found a non empty selector: give -l/--selector or --all, not both")
 	case o.MaxConcurrent < 1:
 		return fmt.Errorf("--max-concurrent=%d: must be 1 or more", o.MaxConcurrent)
 	case o.Timeout <= 0:
@@ -225,10 +216,12 @@ func (o *ReloadOptions) validateWatch() error {
 		return fmt.Errorf("--max-concurrent=%d: must be 1 or more", o.MaxConcurrent)
 	case o.Timeout <= 0:
 		return fmt.Errorf("--timeout=%s: must be more than 0", o.Timeout)
-	case o.All || o.Adopt || o.Drive || o.Yes || o.DryRun != cmdutil.DryRunNone:
+	case o.Select.All || o.Adopt || o.Drive || o.Yes || o.DryRun != cmdutil.DryRunNone:
 		return errors.New("--watch restarts every opted-in Deployment of the namespace by itself: --all, --adopt, --drive, --yes and --dry-run are for one run without --watch")
+	case o.cmd == nil:
+		return nil
 	}
-	return o.Watch.validate(o.cmd, o.Names)
+	return o.Watch.validate(o.cmd, o.WatchArgs)
 }
 
 // Run reads and assesses the selected Deployments, prints the table and the restart plans,
@@ -244,7 +237,7 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 	}
 	if o.Watch.Watch {
 		return runReloadWatch(ctx, o.Watch, reloadWatchRun{
-			Client: client, Namespace: o.Namespace, AllNamespaces: o.AllNamespaces, Selector: o.Selector,
+			Client: client, Namespace: o.Namespace, AllNamespaces: o.Select.AllNamespaces, Selector: o.Select.Selector,
 			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout,
 		}, o.Out, o.ErrOut)
 	}
@@ -269,6 +262,7 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	if o.DryRun == cmdutil.DryRunClient {
+		fmt.Fprintln(o.Out)
 		printer.PrintReloadResults(o.Out, dryRunResults(targets), printer.DryRunSuffix(o.DryRun))
 		return nil
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/printers"
-
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
 )
@@ -42,25 +40,37 @@ func PrintReload(w io.Writer, targets []*oneshot.Target, opts PlanOptions) error
 	return nil
 }
 
+// printReloadTable is the shared summary table (PrintSummary) of the Deployments, with
+// reload's columns: CONFIG, each reference with the keys the pods see and its state, and
+// ACTION. The plan's columns are those of the restart (a Deployment not restarted shows
+// "-"); a refused one shows its refusal as OUTCOME.
 func printReloadTable(w io.Writer, targets []*oneshot.Target) error {
-	tw := printers.GetNewTabWriter(w)
-	fmt.Fprintln(tw, "NAMESPACE\tDEPLOYMENT\tREFERENCE\tKEYS\tSTATE\tACTION")
+	s := Summary{ExtraColumns: []string{"CONFIG", "ACTION"}}
 	for _, t := range targets {
 		dep := t.State.Deployment
-		action := actionWord(t)
-		if len(t.Decision.Refs) == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t%s\n", dep.Namespace, dep.Name, action)
-			continue
-		}
-		for i, s := range t.Decision.Refs {
-			ns, name, act := dep.Namespace, dep.Name, action
-			if i > 0 {
-				ns, name, act = "", "", ""
+		row := SummaryRow{Namespace: dep.Namespace, Name: dep.Name, Change: "none", Err: t.Refusal(),
+			Extra: []string{configCell(t.Decision.Refs), actionWord(t)}}
+		if t.Action == reload.ActionRestart {
+			row.Change = "config restart"
+			if row.Err == nil && t.Plan != nil {
+				row.Plan = NewRolloutPlan(t.Plan, nil)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ns, name, s.Ref.AnnotationKey(), keysWord(s.Ref), stateWord(s), act)
 		}
+		if t.Action == reload.ActionAdopt {
+			row.Change = "record checksums"
+		}
+		s.Rows = append(s.Rows, row)
 	}
-	return tw.Flush()
+	return PrintSummary(w, s)
+}
+
+// configCell is "configmap/app[A]: changed, secret/db[*]: current"; "-" without references.
+func configCell(refs []reload.RefStatus) string {
+	var parts []string
+	for _, s := range refs {
+		parts = append(parts, fmt.Sprintf("%s[%s]: %s", s.Ref.AnnotationKey(), keysWord(s.Ref), stateWord(s)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func keysWord(r reload.Ref) string {

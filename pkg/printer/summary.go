@@ -29,7 +29,8 @@ type SummaryRow struct {
 	// Change says what the plan previews, in a few words ("image web=nginx:1.27", "rollout in
 	// flight", "none"); "" prints "-".
 	Change string
-	// Plan is the Deployment's plan (nil when Err is set).
+	// Plan is the Deployment's plan (nil when Err is set, or when nothing is planned for it,
+	// as for a Deployment reload leaves alone: the plan's columns then show "-").
 	Plan *v1alpha1.RolloutPlan
 	// Err is why the Deployment has no plan: the row shows "-" in the plan's columns and
 	// "Error: MESSAGE" (its first line) as OUTCOME.
@@ -87,6 +88,9 @@ func PrintSummary(w io.Writer, s Summary) error {
 // summaryCells returns the SummaryColumns cells of r.
 func summaryCells(r SummaryRow) []string {
 	cells := []string{r.Namespace, r.Name, oneLine(r.Change)}
+	if r.Err == nil && r.Plan == nil {
+		return append(cells, "", "", "", "", "")
+	}
 	if r.Err != nil || r.Plan == nil {
 		msg := "no plan"
 		if r.Err != nil {
