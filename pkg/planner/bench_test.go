@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -72,4 +73,33 @@ func TestSimulateSurge1Shape(t *testing.T) {
 	if plan.Outcome != planner.OutcomeComplete || plan.Syncs != 3*replicas+1 {
 		t.Errorf("Outcome %s after %d syncs, want Complete after %d", plan.Outcome, plan.Syncs, 3*replicas+1)
 	}
+}
+
+func benchmarkTimed(b *testing.B, replicas int32, surge, unavailable string, readyAfter ...time.Duration) {
+	d := testutil.Deployment("web").Replicas(replicas).MaxSurge(surge).MaxUnavailable(unavailable).Image("nginx:1.19").Build()
+	old := testutil.ReplicaSetFor(d).Image("nginx:1.18").Revision(1).Build()
+	in := planner.Input{Deployment: d, ReplicaSets: rsList(old), Readiness: planner.ReadinessTimed, Timing: &planner.Timing{ReadyAfter: readyAfter}}
+	var plan *planner.Plan
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if plan, err = planner.Simulate(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if plan.Outcome != planner.OutcomeComplete {
+		b.Fatalf("outcome %s, want Complete", plan.Outcome)
+	}
+	b.ReportMetric(float64(len(plan.Steps)), "steps/op")
+}
+
+// BenchmarkSimulateTimed1kSurge1 plans 1,000 replicas, maxSurge 1, maxUnavailable 0, under
+// timed with pods Ready after 1..4 s in turn: one write per pod event.
+func BenchmarkSimulateTimed1kSurge1(b *testing.B) {
+	benchmarkTimed(b, 1000, "1", "0", time.Second, 2*time.Second, 4*time.Second, 3*time.Second)
+}
+
+// BenchmarkSimulateTimed10k25 plans 10,000 replicas 25%/25% under timed, pods Ready after 1..4 s.
+func BenchmarkSimulateTimed10k25(b *testing.B) {
+	benchmarkTimed(b, 10000, "25%", "25%", time.Second, 2*time.Second, 4*time.Second, 3*time.Second)
 }

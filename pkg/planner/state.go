@@ -31,9 +31,12 @@ type replicaSet struct {
 	replicas       int32 // spec.replicas
 	statusReplicas int32 // status.replicas
 	available      int32 // status.availableReplicas
-	// ready (status.readyReplicas) and pods are kept under ReadinessTimed only.
-	ready int32
-	pods  []pod
+	// ready (status.readyReplicas), pods and the counts of its Ready and available pods now
+	// (which the status follows at each ReplicaSet controller catch-up) are kept under
+	// ReadinessTimed only.
+	ready                    int32
+	pods                     []pod
+	podsReady, podsAvailable int32
 	// staleGeneration: metadata.generation > status.observedGeneration at the start and the
 	// plan never writes this ReplicaSet (cleanupDeployment skips such a ReplicaSet).
 	staleGeneration bool

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"math"
@@ -18,6 +19,28 @@ type pod struct {
 	seq                           int
 }
 
+// podEvent is a moment a pod becomes Ready (available false) or available.
+type podEvent struct {
+	at        time.Duration
+	available bool
+	rs        *replicaSet
+	seq       int
+}
+
+// eventQueue is a min-heap of pod events by time (container/heap).
+type eventQueue []podEvent
+
+func (q eventQueue) Len() int           { return len(q) }
+func (q eventQueue) Less(i, j int) bool { return q[i].at < q[j].at }
+func (q eventQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)        { *q = append(*q, x.(podEvent)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
 // timedState is the clock and the pod times of a ReadinessTimed simulation.
 type timedState struct {
 	now        time.Duration
@@ -25,6 +48,8 @@ type timedState struct {
 	next       int           // the next index into readyAfter
 	minReady   time.Duration // spec.minReadySeconds
 	seq        int           // pods created so far (existing ones included)
+	alive      []bool        // by seq: the pod exists
+	events     eventQueue    // the pods' future Ready and available moments
 	progress   progressState
 }
 
@@ -33,6 +58,22 @@ func (t *timedState) takeReadyAfter() time.Duration {
 	d := t.readyAfter[t.next%len(t.readyAfter)]
 	t.next++
 	return d
+}
+
+// addPod adds p to rs: counted at once if Ready or available now, else queued.
+func (t *timedState) addPod(rs *replicaSet, p pod) {
+	t.alive = append(t.alive, true)
+	rs.pods = append(rs.pods, p)
+	if p.readyAt <= t.now {
+		rs.podsReady++
+	} else {
+		heap.Push(&t.events, podEvent{at: p.readyAt, rs: rs, seq: p.seq})
+	}
+	if p.availableAt <= t.now {
+		rs.podsAvailable++
+	} else {
+		heap.Push(&t.events, podEvent{at: p.availableAt, available: true, rs: rs, seq: p.seq})
+	}
 }
 
 // validateTiming checks Input.Timing for ReadinessTimed.
@@ -76,7 +117,7 @@ func (s *simulation) initTimed(tm *Timing) {
 				}
 				p.availableAt = p.readyAt + t.minReady
 			}
-			rs.pods = append(rs.pods, p)
+			t.addPod(rs, p)
 		}
 		// rs.ready stays status.readyReplicas as given until the ReplicaSet controller's
 		// first catch-up counts the pods.
@@ -113,6 +154,7 @@ func (s *simulation) runTimed(guard int) error {
 			return nil
 		}
 		t.now = next
+		s.popPodEvents()
 		if s.countPodStatus() {
 			s.pendingWait = WaitPodsAvailable
 		}
@@ -154,7 +196,7 @@ func (s *simulation) podsCatchUp() bool {
 		}
 		for n := int32(len(rs.pods)); n < rs.replicas; n++ {
 			ready := t.now + t.takeReadyAfter()
-			rs.pods = append(rs.pods, pod{created: t.now, readyAt: ready, availableAt: ready + t.minReady, seq: t.seq})
+			t.addPod(rs, pod{created: t.now, readyAt: ready, availableAt: ready + t.minReady, seq: t.seq})
 			t.seq++
 		}
 		if surplus := len(rs.pods) - int(rs.replicas); surplus > 0 {
@@ -173,26 +215,57 @@ func (s *simulation) podsCatchUp() bool {
 // (ActivePodsWithRanks, pkg/controller/controller_utils.go): not Ready before Ready; among
 // pods not Ready the newest first; among Ready ones the one Ready the shortest time first;
 // then the newest. Pods are all Running and on a node, with no deletion cost or restarts.
+// A few pods are picked one by one (a scan each), more by a sort.
 func (s *simulation) deletePods(rs *replicaSet, n int) {
-	now := s.timed.now
-	slices.SortStableFunc(rs.pods, func(a, b pod) int {
-		aReady, bReady := a.readyAt <= now, b.readyAt <= now
-		switch {
-		case aReady != bReady:
-			if !aReady {
-				return -1
+	t := s.timed
+	before := func(a, b pod) bool { return deleteFirst(a, b, t.now) < 0 }
+	if n <= 4 {
+		for range n {
+			worst := 0
+			for i := 1; i < len(rs.pods); i++ {
+				if before(rs.pods[i], rs.pods[worst]) {
+					worst = i
+				}
 			}
-			return 1
-		case aReady && a.readyAt != b.readyAt:
-			return cmpDesc(a.readyAt, b.readyAt)
-		case a.created != b.created:
-			return cmpDesc(a.created, b.created)
+			t.dropPod(rs, rs.pods[worst])
+			rs.pods[worst] = rs.pods[len(rs.pods)-1]
+			rs.pods = rs.pods[:len(rs.pods)-1]
 		}
-		return b.seq - a.seq
-	})
+		return
+	}
+	slices.SortFunc(rs.pods, func(a, b pod) int { return deleteFirst(a, b, t.now) })
+	for _, p := range rs.pods[:n] {
+		t.dropPod(rs, p)
+	}
 	rs.pods = slices.Delete(rs.pods, 0, n)
-	// Keep creation order, so that the next deletion starts from the same order.
-	slices.SortFunc(rs.pods, func(a, b pod) int { return a.seq - b.seq })
+}
+
+// deleteFirst orders pods for deletion at now (negative: a goes first).
+func deleteFirst(a, b pod, now time.Duration) int {
+	aReady, bReady := a.readyAt <= now, b.readyAt <= now
+	switch {
+	case aReady != bReady:
+		if !aReady {
+			return -1
+		}
+		return 1
+	case aReady && a.readyAt != b.readyAt:
+		return cmpDesc(a.readyAt, b.readyAt)
+	case a.created != b.created:
+		return cmpDesc(a.created, b.created)
+	}
+	return b.seq - a.seq
+}
+
+// dropPod forgets a deleted pod: its counts now, and its queued events.
+func (t *timedState) dropPod(rs *replicaSet, p pod) {
+	t.alive[p.seq] = false
+	if p.readyAt <= t.now {
+		rs.podsReady--
+	}
+	if p.availableAt <= t.now {
+		rs.podsAvailable--
+	}
 }
 
 func cmpDesc(a, b time.Duration) int {
@@ -202,45 +275,45 @@ func cmpDesc(a, b time.Duration) int {
 	return 1
 }
 
-// countPodStatus sets every live ReplicaSet's ready and available pods from the pod times at
-// the current moment; it reports whether any count changed.
+// countPodStatus sets every live ReplicaSet's ready and available pods (its status) from
+// its pods at the current moment; it reports whether any count changed.
 func (s *simulation) countPodStatus() bool {
-	now := s.timed.now
 	changed := false
 	for _, rs := range s.live() {
-		ready := int32(countPods(rs.pods, func(p pod) bool { return p.readyAt <= now }))
-		available := int32(countPods(rs.pods, func(p pod) bool { return p.availableAt <= now }))
-		if ready != rs.ready || available != rs.available {
+		if rs.podsReady != rs.ready || rs.podsAvailable != rs.available {
 			changed = true
 		}
-		rs.ready, rs.available = ready, available
+		rs.ready, rs.available = rs.podsReady, rs.podsAvailable
 	}
 	return changed
 }
 
 // nextPodEvent returns the next moment after now at which a pod of a live ReplicaSet becomes
-// Ready or available.
+// Ready or available (events of deleted pods and ReplicaSets are dropped on the way).
 func (s *simulation) nextPodEvent() (time.Duration, bool) {
-	now := s.timed.now
-	next, ok := time.Duration(math.MaxInt64), false
-	for _, rs := range s.live() {
-		for _, p := range rs.pods {
-			for _, at := range [2]time.Duration{p.readyAt, p.availableAt} {
-				if at > now && at < next {
-					next, ok = at, true
-				}
-			}
+	t := s.timed
+	for t.events.Len() > 0 {
+		e := t.events[0]
+		if t.alive[e.seq] && e.rs.exists && !e.rs.deleted {
+			return e.at, true
 		}
+		heap.Pop(&t.events)
 	}
-	return next, ok
+	return 0, false
 }
 
-func countPods(pods []pod, f func(pod) bool) int {
-	n := 0
-	for _, p := range pods {
-		if f(p) {
-			n++
+// popPodEvents counts the pods that become Ready or available at now.
+func (s *simulation) popPodEvents() {
+	t := s.timed
+	for t.events.Len() > 0 && t.events[0].at <= t.now {
+		e := heap.Pop(&t.events).(podEvent)
+		if !t.alive[e.seq] || e.rs.deleted {
+			continue
+		}
+		if e.available {
+			e.rs.podsAvailable++
+		} else {
+			e.rs.podsReady++
 		}
 	}
-	return n
 }
