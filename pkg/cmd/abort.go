@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // AbortOptions holds the flags of "kubectl rollplan abort".
@@ -25,6 +26,8 @@ type AbortOptions struct {
 	LeaseDuration   time.Duration
 	Force           bool
 	DryRun          bool
+	// Select holds -l/--selector and --all, registered hidden only to be refused in one line.
+	Select *target.Flags
 
 	Target
 	Now      func() time.Time
@@ -37,6 +40,7 @@ type AbortOptions struct {
 func NewAbortOptions(streams genericiooptions.IOStreams) *AbortOptions {
 	return &AbortOptions{
 		LeaseDuration: defaultLeaseDuration,
+		Select:        target.NewFlags(target.Choices{OneOnly: "abort works on one Deployment per run"}),
 		Now:           time.Now,
 		Terminal:      stdTerminal(streams),
 		IOStreams:     streams,
@@ -69,11 +73,15 @@ func NewCmdAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 	fl.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "How long the lease lasts without renewal.")
 	fl.BoolVar(&o.Force, "force", false, "Take the lease of a driver that holds it (it then stops).")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "Print the walk-back plan and change nothing.")
+	o.Select.AddFlags(cmd)
 	return cmd
 }
 
 // Complete resolves the namespace, the Deployment's name and the client (drive's).
 func (o *AbortOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	if _, err := o.Select.Selection(args, "", false, nil); err != nil {
+		return err
+	}
 	return o.Target.complete(f, args, "", driveClient(f))
 }
 

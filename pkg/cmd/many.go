@@ -46,7 +46,7 @@ func (m *Many) addFlags(cmd *cobra.Command) {
 	if m.Select != nil {
 		m.Select.AddFlags(cmd)
 	}
-	cmd.Flags().BoolVar(&m.Yes, "yes", false, "Do not ask before writing when several Deployments are selected (without a terminal, required to write more than one).")
+	cmd.Flags().BoolVarP(&m.Yes, "yes", "y", false, "Do not ask before writing when several Deployments are selected (without a terminal, required to write more than one).")
 }
 
 // objects returns the Deployments a Writer acts on: its Refs, or its Target's one (none when

@@ -405,3 +405,22 @@ func TestManyFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDriveRefusesASelection: drive and abort stay one Deployment per run; -l, --all or
+// several names are refused in one line before anything is asked of the cluster.
+func TestDriveRefusesASelection(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"drive", "-l", "app=x", "--image", "app=nginx:1.27", "--yes"}, "error: -l app=x selects Deployments: drive works on one Deployment per run; run it once per Deployment (deploy/NAME)\n"},
+		{[]string{"drive", "--all", "--restart"}, "error: --all selects every Deployment in the namespace: drive works on one Deployment per run; run it once per Deployment (deploy/NAME)\n"},
+		{[]string{"drive", "deploy/a", "deploy/b", "--restart"}, "error: 2 Deployments given ([a b]): drive works on one Deployment per run; run it once per Deployment (deploy/NAME)\n"},
+		{[]string{"abort", "--selector", "tier=x", "--yes"}, "error: -l tier=x selects Deployments: abort works on one Deployment per run; run it once per Deployment (deploy/NAME)\n"},
+	} {
+		out, errOut, code := runRoot(t, "", append([]string{"-n", "shop", "--server=http://127.0.0.1:1"}, tc.args...)...)
+		if code != ExitError || errOut != tc.want || out != "" {
+			t.Errorf("%v: exit %d stdout %q stderr %q, want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
