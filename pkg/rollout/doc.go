@@ -6,6 +6,8 @@
 //	               not found) and kubectl's JSON patch, byte for byte
 //	PreviewPause   kubectl rollout pause, PreviewResume kubectl rollout resume,
 //	PreviewRestart kubectl rollout restart: kubectl's strategic merge patch
+//	Batch          kubectl rollout's loop over many Deployments: preview each, one
+//	               confirmation, write each, continue past a failure, the aggregate error
 //
 // and the rollout plan that follows each change (pkg/planner). The patches mirror
 // k8s.io/kubectl v0.36.3 (pkg/polymorphichelpers rollback.go, objectpauser.go,
@@ -14,6 +16,6 @@
 // server instead of overwritten.
 //
 // Everything here is pure (state in: a Deployment and its ReplicaSets, read by pkg/cluster;
-// values out) but Send, which sends a verb's guarded patch through pkg/kube, the write path,
+// values out; Batch's reads, prints and writes are functions its caller passes in) but Send, which sends a verb's guarded patch through pkg/kube, the write path,
 // and words its errors for the user.
 package rollout
