@@ -16,6 +16,7 @@
 // server instead of overwritten.
 //
 // Everything here is pure (state in: a Deployment and its ReplicaSets, read by pkg/cluster;
-// values out; Batch's reads, prints and writes are functions its caller passes in) but Send, which sends a verb's guarded patch through pkg/kube, the write path,
-// and words its errors for the user.
+// values out; Batch's reads, prints and writes are functions its caller passes in) but Send,
+// which sends a verb's guarded patch through pkg/kube, the write path, and words its errors
+// for the user.
 package rollout
