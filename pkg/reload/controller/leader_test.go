@@ -10,7 +10,7 @@ import (
 func leaderElection(t *testing.T, cs *fake.Clientset, id string) *LeaderElection {
 	t.Helper()
 	le, err := NewLeaderElection(cs, LeaderElectionConfig{
-		LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond,
+		LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 200 * time.Millisecond,
 		ResourceName: DefaultLeaseName, ResourceNamespace: ns, Identity: id,
 	})
 	if err != nil {

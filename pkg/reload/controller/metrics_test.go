@@ -67,10 +67,11 @@ func TestMetricsAreXINGsSetAndCountARestart(t *testing.T) {
 		t.Errorf("configs_total %v, want 1 (one ConfigMap referenced)", got)
 	}
 	h.eventually("leader 1 without leader election", func() bool { return counterValue(t, h.metrics, "rollplan_reload_leader") == 1 })
-	before := counterValue(t, h.metrics, "rollplan_reload_resource_versions_total")
-	if before != 3 {
-		t.Errorf("resource_versions_total %v after the first lists, want 3 (a ConfigMap, two Deployments)", before)
-	}
+	// The handlers see the first lists after the store has them: wait for the count.
+	h.eventually("resource_versions_total 3 (a ConfigMap, two Deployments)", func() bool {
+		return counterValue(t, h.metrics, "rollplan_reload_resource_versions_total") == 3
+	})
+	before := 3.0
 	changed := configMap("app", map[string]string{"a": "2"})
 	changed.ResourceVersion = "2"
 	h.updateConfigMap(changed)
