@@ -12,6 +12,7 @@ import (
 	"k8s.io/kubectl/pkg/describe"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
@@ -45,7 +46,7 @@ func NewRolloutHistory(h *rollout.History, only int64) *v1alpha1.RolloutHistory 
 			Replicas: r.Replicas, ReadyReplicas: r.ReadyReplicas, AvailableReplicas: r.AvailableReplicas,
 			CreationTimestamp: r.ReplicaSet.CreationTimestamp, ChangeCause: r.ChangeCause,
 			Current: r.Current, Restart: r.Restart, RestartedAt: r.RestartedAt,
-			DeletedAtNextRollout: r.DeletedAtNextRollout,
+			DeletedAtNextRollout: r.DeletedAtNextRollout, Config: r.Config,
 		}
 		if only != 0 {
 			hr.Template = r.Template()
@@ -66,7 +67,11 @@ func PrintHistory(w io.Writer, h *rollout.History, now time.Time) error {
 	} else {
 		fmt.Fprintln(w)
 		tw := printers.GetNewTabWriter(w)
-		fmt.Fprintln(tw, "  REVISION\tREPLICASET\tHASH\tIMAGES\tREADY\tAGE\tCHANGE-CAUSE\tNOTES")
+		header := "  REVISION\tREPLICASET\tHASH\tIMAGES\tREADY\tAGE\tCHANGE-CAUSE\tNOTES"
+		if h.ConfigRecorded {
+			header += "\tCONFIG"
+		}
+		fmt.Fprintln(tw, header)
 		for i := range h.Revisions {
 			r := &h.Revisions[i]
 			mark := "  "
@@ -77,9 +82,9 @@ func PrintHistory(w io.Writer, h *rollout.History, now time.Time) error {
 			if cause == "" {
 				cause = "<none>"
 			}
-			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", mark, r.Revision, r.ReplicaSet.Name,
+			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s%s\n", mark, r.Revision, r.ReplicaSet.Name,
 				orNone(r.PodTemplateHash), orNone(strings.Join(r.Images, ",")), r.ReadyReplicas, r.Replicas,
-				age(r.ReplicaSet.CreationTimestamp, now), cause, revisionNotes(r))
+				age(r.ReplicaSet.CreationTimestamp, now), cause, revisionNotes(r), configCellOf(h, r))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -208,4 +213,19 @@ func PrintTemplateDiff(w io.Writer, from, to, d string) error {
 	}
 	_, err := fmt.Fprint(w, d)
 	return err
+}
+
+// configCellOf is the CONFIG cell of r ("\t" + the references whose content changed, "-"
+// for none, "malformed" for an unreadable annotation), or "" when no revision of h records
+// config checksums (the column is then left out).
+func configCellOf(h *rollout.History, r *rollout.Revision) string {
+	switch {
+	case !h.ConfigRecorded:
+		return ""
+	case r.ConfigMalformed:
+		return "\tmalformed " + reload.ChecksumsAnnotation
+	case len(r.Config) == 0:
+		return "\t-"
+	}
+	return "\t" + strings.Join(r.Config, ",")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 )
 
 // ChangeCauseAnnotation is the annotation `kubectl rollout history` shows as CHANGE-CAUSE
@@ -46,6 +47,9 @@ type History struct {
 	// Unrevisioned names controlled ReplicaSets whose revision annotation does not parse
 	// (kubectl skips them with a warning).
 	Unrevisioned []string
+	// ConfigRecorded: some revision's template carries reload's checksums annotation, so
+	// history shows what config changed per revision (the CONFIG column).
+	ConfigRecorded bool
 	// Orphans names ReplicaSets the controller will adopt (no controller ownerReference,
 	// labels match): they are not history yet, for kubectl or for rollback.
 	Orphans []string
@@ -84,6 +88,14 @@ type Revision struct {
 	// DeletedAtNextRollout: the next rollout to a new template deletes this ReplicaSet when
 	// it completes (revisionHistoryLimit).
 	DeletedAtNextRollout bool
+	// Config names the ConfigMaps and Secrets whose content changed from the previous
+	// revision, from the checksums annotation (reload.ChecksumsAnnotation) of both templates
+	// (reload.ConfigChanges): "configmap/app", "+secret/db" (recorded first here),
+	// "-configmap/old" (no longer referenced). Nil when this template records none.
+	Config []string
+	// ConfigMalformed: the template's checksums annotation (or the previous one's) is not
+	// readable, so Config says nothing.
+	ConfigMalformed bool
 }
 
 // Template returns the revision's pod template without the pod-template-hash label: what
@@ -174,12 +186,27 @@ func BuildHistory(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *History {
 	for i := range h.Revisions {
 		r := &h.Revisions[i]
 		r.Current = r.ReplicaSet == current
+		var prev *corev1.PodTemplateSpec
 		if i > 0 {
-			r.Restart = isRestart(&h.Revisions[i-1].ReplicaSet.Spec.Template, &r.ReplicaSet.Spec.Template)
+			prev = &h.Revisions[i-1].ReplicaSet.Spec.Template
+			r.Restart = isRestart(prev, &r.ReplicaSet.Spec.Template)
 		}
+		r.Config, r.ConfigMalformed = configChanges(prev, &r.ReplicaSet.Spec.Template)
+		h.ConfigRecorded = h.ConfigRecorded || r.ReplicaSet.Spec.Template.Annotations[reload.ChecksumsAnnotation] != ""
 	}
 	h.forecastCleanup(d, rss)
 	return h
+}
+
+// configChanges is reload.ConfigChanges of two revisions' templates as strings, and whether
+// an annotation was malformed.
+func configChanges(prev, cur *corev1.PodTemplateSpec) ([]string, bool) {
+	changes, ok := reload.ConfigChanges(prev, cur)
+	var out []string
+	for _, c := range changes {
+		out = append(out, c.String())
+	}
+	return out, !ok
 }
 
 func newRevision(rs *appsv1.ReplicaSet, rev int64) Revision {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 )
 
 // row is the part of a Revision the table tests compare.
@@ -133,5 +134,50 @@ func TestRevisionTemplateDropsHash(t *testing.T) {
 	}
 	if diff := cmp.Diff(d.Spec.Template, *tmpl); diff != "" {
 		t.Errorf("revision 5's template is not the Deployment's (-want +got):\n%s", diff)
+	}
+}
+
+// TestHistoryConfig: each revision names the config whose content changed from the previous
+// revision, from the checksums annotation reload writes; a restoring revision (a config
+// rollback) names it too.
+func TestHistoryConfig(t *testing.T) {
+	d := testutil.Deployment("web").Replicas(2).Build()
+	sums := func(app, db string) string {
+		return reload.EncodeChecksums(map[string]string{"configmap/app": app, "secret/db": db})
+	}
+	rs := func(created int, rev int64, annotation string) *appsv1.ReplicaSet {
+		b := testutil.ReplicaSetFor(d).OwnedBy(d).Created(created).Replicas(0).Revision(rev)
+		if annotation != "" {
+			b = b.TemplateAnnotation(reload.ChecksumsAnnotation, annotation)
+		}
+		return b.Build()
+	}
+	rss := []*appsv1.ReplicaSet{
+		rs(1, 1, ""),
+		rs(2, 2, sums("a1", "d1")),
+		rs(3, 3, sums("a2", "d1")),
+		rs(4, 4, sums("a2", "d2")),
+		rs(5, 5, reload.EncodeChecksums(map[string]string{"configmap/app": "a2"})),
+		rs(6, 6, "{broken"),
+	}
+	h := BuildHistory(d, rss)
+	if !h.ConfigRecorded {
+		t.Fatal("ConfigRecorded false")
+	}
+	var got [][]string
+	var malformed []bool
+	for _, r := range h.Revisions {
+		got = append(got, r.Config)
+		malformed = append(malformed, r.ConfigMalformed)
+	}
+	want := [][]string{nil, {"+configmap/app", "+secret/db"}, {"configmap/app"}, {"secret/db"}, {"-secret/db"}, nil}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Config per revision (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]bool{false, false, false, false, false, true}, malformed); diff != "" {
+		t.Errorf("ConfigMalformed (-want +got):\n%s", diff)
+	}
+	if BuildHistory(d, []*appsv1.ReplicaSet{rs(1, 1, "")}).ConfigRecorded {
+		t.Error("ConfigRecorded true without any checksums annotation")
 	}
 }

@@ -209,6 +209,18 @@ func TestReloadRestoringOldDataReusesTheOldReplicaSet(t *testing.T) {
 	if n := len(replicaSetNames(t, c, ns, "web")); n != count {
 		t.Errorf("ReplicaSets: %d -> %d: restoring old content created one", count, n)
 	}
+	// history names what changed per revision (the revision-2 ReplicaSet is revision 4 now):
+	// 3 records configmap/app first (after the unrecorded 1), 4 changes it back.
+	hist := c.Plugin(t, "history", "deploy/web", "-n", ns, "-o", "jsonpath={range .revisions[*]}{.revision}={.config}{\"\\n\"}{end}")
+	if hist.ExitCode != 0 {
+		t.Fatalf("history: %s", hist.Stderr)
+	}
+	if want := "1=\n3=[\"+configmap/app\"]\n4=[\"configmap/app\"]\n"; hist.Stdout != want {
+		t.Errorf("history config per revision:\n%s\nwant\n%s", hist.Stdout, want)
+	}
+	if table := c.Plugin(t, "history", "deploy/web", "-n", ns); !strings.Contains(table.Stdout, "CONFIG") || !strings.Contains(table.Stdout, "configmap/app") {
+		t.Errorf("history table has no CONFIG column naming configmap/app:\n%s", table.Stdout)
+	}
 }
 
 // currentReplicaSet is the ReplicaSet with all of the Deployment's replicas after its

@@ -60,6 +60,11 @@ type HistoryRevision struct {
 	RestartedAt string `json:"restartedAt,omitempty"`
 	// DeletedAtNextRollout: in CleanupAtNextRollout.
 	DeletedAtNextRollout bool `json:"deletedAtNextRollout"`
+	// Config names the ConfigMaps and Secrets whose content changed from the previous
+	// revision, from the rollplan.dev/config-checksums annotation of both templates:
+	// "configmap/app" (changed), "+secret/db" (first recorded), "-configmap/old" (no longer
+	// referenced). Absent when the template records none.
+	Config []string `json:"config,omitempty"`
 	// Template is the pod template (only with --revision).
 	Template *corev1.PodTemplateSpec `json:"template,omitempty"`
 }

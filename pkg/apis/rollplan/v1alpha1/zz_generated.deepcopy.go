@@ -244,6 +244,11 @@ func (in *HistoryRevision) DeepCopyInto(out *HistoryRevision) {
 		copy(*out, *in)
 	}
 	in.CreationTimestamp.DeepCopyInto(&out.CreationTimestamp)
+	if in.Config != nil {
+		in, out := &in.Config, &out.Config
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Template != nil {
 		in, out := &in.Template, &out.Template
 		*out = new(v1.PodTemplateSpec)
