@@ -46,10 +46,22 @@ func FromManifest(live *appsv1.Deployment, manifest []byte) (*appsv1.Deployment,
 	if err != nil {
 		return nil, err
 	}
+	return FromObject(live, target)
+}
+
+// FromObject is FromManifest of one Deployment already decoded (an item of a manifest set
+// read by cli-runtime's resource.Builder): target is not modified. Its metadata.name is
+// expected to be live's when live is set (the caller matched them). Errors: target is not
+// an apps/v1 Deployment, has unknown fields, or does not merge into live.
+func FromObject(live *appsv1.Deployment, target *unstructured.Unstructured) (*appsv1.Deployment, error) {
+	if gvk := target.GroupVersionKind(); gvk != appsv1.SchemeGroupVersion.WithKind("Deployment") {
+		return nil, fmt.Errorf("manifest: %s %q is not an apps/v1 Deployment", target.GetKind(), target.GetName())
+	}
+	target = target.DeepCopy()
 	if live != nil && target.GetNamespace() == "" {
 		target.SetNamespace(live.Namespace)
 	}
-	if _, err := decodeDeploymentStrict(target); err != nil {
+	if _, err := DecodeDeployment(target); err != nil {
 		return nil, err
 	}
 	modified, err := kubectlutil.GetModifiedConfiguration(target, true, unstructured.UnstructuredJSONScheme)
@@ -193,9 +205,10 @@ func decodeManifest(manifest []byte) ([]*unstructured.Unstructured, error) {
 var strictDeploymentDecoder = serializerjson.NewSerializerWithOptions(serializerjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme,
 	serializerjson.SerializerOptions{Yaml: false, Pretty: false, Strict: true})
 
-// decodeDeploymentStrict decodes u as an apps/v1 Deployment, failing on fields the type does
-// not have (what the API server's strict field validation rejects).
-func decodeDeploymentStrict(u *unstructured.Unstructured) (*appsv1.Deployment, error) {
+// DecodeDeployment decodes u as an apps/v1 Deployment, failing on fields the type does not
+// have (what the API server's strict field validation rejects), with an error naming the
+// Deployment and the field.
+func DecodeDeployment(u *unstructured.Unstructured) (*appsv1.Deployment, error) {
 	js, err := u.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("manifest: deployment %q: %w", u.GetName(), err)
