@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
@@ -21,8 +22,11 @@ import (
 // ChangeFlags are the flags that describe the change a command previews (and drive makes):
 // shared by preview and drive so that both mean the same by them.
 type ChangeFlags struct {
-	Images     []string
-	Filename   string
+	Images   []string
+	Filename string
+	// Manifest, when set, is the Deployment of a manifest set (preview -f/-k) to apply instead
+	// of reading Filename: one object the resource.Builder already read.
+	Manifest   *unstructured.Unstructured
 	Replicas   int32
 	ToRevision int64
 	Restart    bool
@@ -32,13 +36,19 @@ type ChangeFlags struct {
 
 // AddFlags registers --image, -f/--filename, --replicas, --to-revision and --restart.
 func (c *ChangeFlags) AddFlags(cmd *cobra.Command) {
+	c.addFlags(cmd)
+	cmd.Flags().StringVarP(&c.Filename, "filename", "f", "", "The Deployment manifest you are about to apply ('-' reads standard input).")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+}
+
+// addFlags registers the change flags but -f: preview's -f/-R/-k are kubectl's
+// FilenameOptions (a manifest set).
+func (c *ChangeFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&c.Images, "image", nil, "Change a container's image, as 'kubectl set image': CONTAINER=IMAGE, or *=IMAGE for every container. Repeatable.")
-	fl.StringVarP(&c.Filename, "filename", "f", "", "The Deployment manifest you are about to apply ('-' reads standard input).")
 	fl.Int32Var(&c.Replicas, "replicas", 0, "Change spec.replicas.")
 	fl.Int64Var(&c.ToRevision, "to-revision", 0, "Preview what 'kubectl rollout undo --to-revision N' rolls out (0: the previous revision).")
 	fl.BoolVar(&c.Restart, "restart", false, "Preview what 'kubectl rollout restart' rolls out.")
-	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	cmd.PreRun = chainPreRun(cmd.PreRun, func(cmd *cobra.Command, _ []string) {
 		c.replicasSet = cmd.Flags().Changed("replicas")
 		c.toRevisionSet = cmd.Flags().Changed("to-revision")
@@ -56,8 +66,12 @@ func chainPreRun(prev, next func(*cobra.Command, []string)) func(*cobra.Command,
 
 // Any reports whether a change flag was given.
 func (c *ChangeFlags) Any() bool {
-	return len(c.Images) > 0 || c.Filename != "" || c.replicasSet || c.toRevisionSet || c.Restart
+	return len(c.Images) > 0 || c.HasManifest() || c.replicasSet || c.toRevisionSet || c.Restart
 }
+
+// HasManifest reports whether the change applies a manifest (-f, or a manifest set's
+// Deployment).
+func (c *ChangeFlags) HasManifest() bool { return c.Filename != "" || c.Manifest != nil }
 
 // Validate checks the flags alone.
 func (c *ChangeFlags) Validate() error {
@@ -76,7 +90,12 @@ func (c *ChangeFlags) Validate() error {
 func (c *ChangeFlags) Apply(live *appsv1.Deployment, owned []*appsv1.ReplicaSet, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
 	var warnings []string
 	d := live
-	if c.Filename != "" {
+	if c.Manifest != nil {
+		var err error
+		if d, err = change.FromObject(live, c.Manifest); err != nil {
+			return nil, nil, err
+		}
+	} else if c.Filename != "" {
 		manifest, err := readManifest(c.Filename, in)
 		if err != nil {
 			return nil, nil, err
@@ -177,16 +196,31 @@ func (c *ChangeFlags) ServerDesired(ctx context.Context, cs kubernetes.Interface
 	if err != nil {
 		return nil, nil, err
 	}
+	server, more, err := serverDryRun(ctx, cs, st, desired)
+	if err != nil {
+		return nil, nil, err
+	}
+	return server, append(warnings, more...), nil
+}
+
+// serverDryRun returns what the API server would store for desired (kube.DryRunUpdate: an
+// update of st's Deployment, or a create when st has none), with st's status kept. When the
+// dry run is forbidden it returns the client-side defaults and a warning that the new
+// ReplicaSet's name may differ.
+func serverDryRun(ctx context.Context, cs kubernetes.Interface, st *cluster.State, desired *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
 	server, err := kube.DryRunUpdate(ctx, cs, desired)
 	switch {
 	case errors.Is(err, kube.ErrDryRunForbidden):
-		warnings = append(warnings, "no permission for a server-side dry run ('update' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ")
-		return change.ApplyDefaults(desired), warnings, nil
+		verb := "update"
+		if desired.ResourceVersion == "" {
+			verb = "create"
+		}
+		return change.ApplyDefaults(desired), []string{fmt.Sprintf("no permission for a server-side dry run ('%s' on deployments): the template is defaulted client-side and the new ReplicaSet's name may differ", verb)}, nil
 	case err != nil:
 		return nil, nil, err
 	}
-	if st.Deployment != nil {
+	if st != nil && st.Deployment != nil {
 		server.Status = st.Deployment.Status
 	}
-	return server, warnings, nil
+	return server, nil, nil
 }

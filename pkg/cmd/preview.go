@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/resource"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -60,7 +61,9 @@ var (
 
 // PreviewOptions holds the flags and dependencies of "kubectl rollplan preview".
 type PreviewOptions struct {
-	Change      ChangeFlags
+	Change ChangeFlags
+	// Filenames are -f/-R/-k: a manifest set, every Deployment in it planned (preview_set.go).
+	Filenames   resource.FilenameOptions
 	Readiness   string
 	Timing      TimingFlags
 	StateFile   string
@@ -73,6 +76,8 @@ type PreviewOptions struct {
 	// Fleet is the selection of many Deployments (several names, -l, --all, -A); when it
 	// selects one by name, Target is that one and preview prints as it always has.
 	Fleet Targets
+	// enforceNamespace: -n was given (a manifest set's object of another namespace is refused).
+	enforceNamespace bool
 	// Now is the clock.
 	Now func() time.Time
 
@@ -102,7 +107,8 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 		Example:               previewExample,
 		RunE:                  runE(f, o),
 	}
-	o.Change.AddFlags(cmd)
+	o.Change.addFlags(cmd)
+	cmdutil.AddFilenameOptionFlags(cmd, &o.Filenames, "holding the Deployments to plan: every Deployment is planned as applying it would roll it out ('-' reads standard input).")
 	addReadinessFlag(cmd, &o.Readiness)
 	o.Timing.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
@@ -118,6 +124,9 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 // Complete resolves the namespace, the selection (one Deployment's name, or many) and the
 // client.
 func (o *PreviewOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	if o.manifests() && len(args) == 0 {
+		return o.completeSet(f)
+	}
 	if err := o.Fleet.completeFleet(f, args, o.StateFile); err != nil {
 		return err
 	}
@@ -151,11 +160,19 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	now := o.Now().UTC().Truncate(time.Second)
-	if o.Fleet.many() {
-		return o.runFleet(ctx, now)
+	switch {
+	case o.manifests():
+		return o.runSet(ctx)
+	case o.Fleet.many():
+		return o.runFleet(ctx, o.Now().UTC().Truncate(time.Second))
 	}
-	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, o.Change.Filename != "")
+	return o.runOne(ctx)
+}
+
+// runOne previews the change of the one Deployment o names.
+func (o *PreviewOptions) runOne(ctx context.Context) error {
+	now := o.Now().UTC().Truncate(time.Second)
+	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, o.Change.HasManifest())
 	if err != nil {
 		return err
 	}
@@ -233,7 +250,7 @@ func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, name
 	}
 	if o.StateFile != "" {
 		desired, warnings, err := o.Change.Desired(state, namespace, o.In, now)
-		if err == nil && o.Change.Filename != "" {
+		if err == nil && o.Change.HasManifest() {
 			warnings = append(warnings, "offline: the manifest's template is defaulted client-side; the new ReplicaSet's name may differ from the one the server-defaulted template gets")
 		}
 		return desired, warnings, err

@@ -17,11 +17,11 @@ func (o *PreviewOptions) validateFleet() error {
 	if o.Summary && !o.Output.Human() {
 		return errors.New("--summary prints the human table: drop -o")
 	}
+	if o.manifests() && (o.Fleet.many() || o.Fleet.Select.Selector != "" || o.Fleet.Select.All || o.Fleet.Select.AllNamespaces) {
+		return errors.New("-f/-k give the Deployments of a manifest set: they do not go with several names, -l, --all or -A; name one Deployment of the set, or none to plan them all")
+	}
 	if !o.Fleet.many() {
 		return nil
-	}
-	if o.Change.Filename != "" {
-		return errors.New("-f names one Deployment's manifest: it does not go with several names, -l, --all or -A; preview one Deployment, or use --image/--replicas/--to-revision/--restart, which apply to each")
 	}
 	if o.Fleet.Selection.AllNamespaces && o.Change.Any() {
 		return errors.New("-A/--all-namespaces previews the rollouts in flight: drop the change flag, or give the namespace with -n")

@@ -172,7 +172,7 @@ func TestPreviewFleetBadInput(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"web", "api", "-f", "x.yaml", "--state-file", sf}, "error: -f names one Deployment's manifest: it does not go with several names, -l, --all or -A"},
+		{[]string{"web", "api", "-f", "x.yaml", "--state-file", sf}, "error: -f/-k give the Deployments of a manifest set: they do not go with several names, -l, --all or -A"},
 		{[]string{"-A", "--image", "*=x:1"}, "error: -A/--all-namespaces previews the rollouts in flight: drop the change flag"},
 		{[]string{"web", "api", "--summary", "-o", "json", "--state-file", sf}, "error: --summary prints the human table: drop -o"},
 		{[]string{"--all", "--state-file", sf}, "error: -l, --all and -A list a cluster: with --state-file, name the Deployments"},

@@ -70,27 +70,32 @@ func (s *Set) OtherKinds() []KindCount {
 	return out
 }
 
-// Pick returns the Deployment name of the set (in namespace, when the manifest gives one;
-// one without a namespace was given the command's). Errors: the set holds no Deployment (the
-// kinds it holds are named), or none of that name (the ones it holds are named).
-func (s *Set) Pick(name string) (Object, error) {
+// Pick returns the Deployment ref.Name of the set, today's `preview NAME -f FILE`: the
+// target is named and the manifest must hold it. Errors: the set holds no Deployment (the
+// kinds it holds are named), none of that name (the ones it holds are named), or puts it in
+// another namespace than ref.Namespace (when both are set).
+func (s *Set) Pick(ref target.Ref) (Object, error) {
 	for _, d := range s.Deployments {
-		if d.Object.GetName() == name {
-			return d, nil
+		if d.Object.GetName() != ref.Name {
+			continue
 		}
+		if ns := d.Object.GetNamespace(); ns != "" && ref.Namespace != "" && ns != ref.Namespace {
+			return Object{}, fmt.Errorf("manifest puts Deployment %q in namespace %q, but the target is in %q: pass -n %s or fix metadata.namespace", ref.Name, ns, ref.Namespace, ns)
+		}
+		return d, nil
 	}
 	if len(s.Deployments) == 0 {
-		return Object{}, s.noDeployment()
+		return Object{}, s.NoDeployment()
 	}
 	var names []string
 	for _, d := range s.Deployments {
 		names = append(names, fmt.Sprintf("%q", d.Object.GetName()))
 	}
-	return Object{}, fmt.Errorf("manifest holds Deployment %s, not %q: the manifest must be for the target Deployment", strings.Join(names, ", "), name)
+	return Object{}, fmt.Errorf("manifest holds Deployment %s, not %q: the manifest must be for the target Deployment", strings.Join(names, ", "), ref.Name)
 }
 
-// noDeployment is the error of a set without a Deployment.
-func (s *Set) noDeployment() error {
+// NoDeployment is the error of a set without a Deployment: what it holds instead.
+func (s *Set) NoDeployment() error {
 	if len(s.Others) == 0 {
 		return fmt.Errorf("manifest holds no object: expected an apps/v1 Deployment")
 	}

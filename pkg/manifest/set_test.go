@@ -93,9 +93,11 @@ items:
 		enforce   bool
 		want      summary
 	}{{
-		name:      "one file, several documents",
-		files:     map[string]string{"app.yaml": twoDocs},
-		filenames: func(dir string) resource.FilenameOptions { return resource.FilenameOptions{Filenames: []string{dir + "/app.yaml"}} },
+		name:  "one file, several documents",
+		files: map[string]string{"app.yaml": twoDocs},
+		filenames: func(dir string) resource.FilenameOptions {
+			return resource.FilenameOptions{Filenames: []string{dir + "/app.yaml"}}
+		},
 		want: summary{
 			Deployments: []string{"shop/web (app.yaml)", "shop/api (app.yaml)"},
 			Kinds:       []KindCount{{"ConfigMap", 1}},
@@ -124,10 +126,12 @@ items:
 			Kinds:       []KindCount{{"ConfigMap", 1}},
 		},
 	}, {
-		name:      "standard input with a file",
-		files:     map[string]string{"svc.yaml": serviceYAML},
-		filenames: func(dir string) resource.FilenameOptions { return resource.FilenameOptions{Filenames: []string{"-", dir + "/svc.yaml"}} },
-		stdin:     twoDocs,
+		name:  "standard input with a file",
+		files: map[string]string{"svc.yaml": serviceYAML},
+		filenames: func(dir string) resource.FilenameOptions {
+			return resource.FilenameOptions{Filenames: []string{"-", dir + "/svc.yaml"}}
+		},
+		stdin: twoDocs,
 		want: summary{
 			Deployments: []string{"shop/web (STDIN)", "shop/api (STDIN)"},
 			Kinds:       []KindCount{{"ConfigMap", 1}, {"Service", 1}},
@@ -154,10 +158,12 @@ items:
 			},
 		},
 	}, {
-		name:      "-n given: an object of another namespace is refused",
-		files:     map[string]string{"a.yaml": deployYAML("web", "", "n:1") + "---\n" + deployYAML("api", "other", "a:1")},
-		filenames: func(dir string) resource.FilenameOptions { return resource.FilenameOptions{Filenames: []string{dir + "/a.yaml"}} },
-		enforce:   true,
+		name:  "-n given: an object of another namespace is refused",
+		files: map[string]string{"a.yaml": deployYAML("web", "", "n:1") + "---\n" + deployYAML("api", "other", "a:1")},
+		filenames: func(dir string) resource.FilenameOptions {
+			return resource.FilenameOptions{Filenames: []string{dir + "/a.yaml"}}
+		},
+		enforce: true,
 		want: summary{
 			Deployments: []string{"shop/web (a.yaml)"},
 			Errors:      []string{`a.yaml: the namespace from the provided object "other" does not match the namespace "shop". You must pass '--namespace=other' to perform this operation.`},

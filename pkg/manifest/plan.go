@@ -1,0 +1,163 @@
+package manifest
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+// DefaultParallel is how many server-side dry runs are in flight at once by default: a small
+// number, so that a large set neither floods the API server's priority-and-fairness queue nor
+// waits a round trip per Deployment; the client's own QPS limit applies on top.
+const DefaultParallel = 4
+
+// Result is the plan of one Deployment of a set, or the error that stopped it.
+type Result struct {
+	// Ref is the Deployment's namespace and name; Source the file it came from.
+	Ref    target.Ref
+	Source string
+	// Change is Create, Update or NoChange (empty when Err is set).
+	Change Change
+	// Live is the state read (nil for a create); Desired what the apply leaves.
+	Live    *cluster.State
+	Desired *appsv1.Deployment
+	Plan    *planner.Plan
+	// Warnings are about accuracy (a client-side defaulted template) and orphans.
+	Warnings []string
+	// Err names the Deployment, its file and what failed.
+	Err error
+}
+
+// Config is how PlanSet reads, changes and checks each Deployment: the I/O it is given.
+type Config struct {
+	// Read returns the live State of every Deployment of a namespace (one paginated LIST of
+	// Deployments and one of ReplicaSets, whatever their number); offline, those of the
+	// state file in that namespace. Called once per namespace of the set.
+	Read func(ctx context.Context, namespace string) ([]*cluster.State, error)
+	// Desired applies the manifest object (and any change flags) to live (nil: a create):
+	// the client-side result, validated.
+	Desired func(live *cluster.State, obj Object) (*appsv1.Deployment, []string, error)
+	// DryRun returns the Deployment the API server would store for desired (a server-side
+	// dry run: create without live, update with), with warnings; nil offline.
+	DryRun func(ctx context.Context, live *cluster.State, desired *appsv1.Deployment) (*appsv1.Deployment, []string, error)
+	// Readiness is the planner's availability model.
+	Readiness planner.Readiness
+	// Parallel bounds the dry runs in flight (DefaultParallel when 0).
+	Parallel int
+}
+
+// PlanSet plans every Deployment of set: it reads the live state of each namespace the set
+// touches (cfg.Read, once per namespace), applies each manifest (cfg.Desired), sends the dry
+// runs concurrently, at most cfg.Parallel at a time (errgroup.SetLimit; the client's rate
+// limiter paces them further), then decides each (Decide). One Result per Deployment, in
+// the set's order; a Deployment that fails carries its error and the others are planned.
+// The only error returned is ctx's.
+func PlanSet(ctx context.Context, set *Set, cfg Config) ([]Result, error) {
+	results := make([]Result, len(set.Deployments))
+	lives := readNamespaces(ctx, set, cfg, results)
+	desired := make([]*appsv1.Deployment, len(results))
+	for i, obj := range set.Deployments {
+		if results[i].Err != nil {
+			continue
+		}
+		d, warnings, err := cfg.Desired(lives[i], obj)
+		results[i].Warnings = append(results[i].Warnings, warnings...)
+		results[i].Err = wrap(results[i], err)
+		desired[i] = d
+	}
+	if cfg.DryRun != nil {
+		dryRunAll(ctx, cfg, lives, desired, results)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i := range results {
+		r := &results[i]
+		if r.Err != nil {
+			continue
+		}
+		r.Live, r.Desired = lives[i], desired[i]
+		r.Ref.Namespace = desired[i].Namespace // offline, a manifest without one takes the file's
+		change, plan, warnings, err := Decide(lives[i], desired[i], cfg.Readiness)
+		r.Change, r.Plan, r.Err = change, plan, wrap(*r, err)
+		r.Warnings = append(r.Warnings, warnings...)
+	}
+	return results, nil
+}
+
+// readNamespaces reads each namespace of the set once and returns the live State of each
+// Deployment (nil: not live). A namespace that cannot be read fails its Deployments.
+func readNamespaces(ctx context.Context, set *Set, cfg Config, results []Result) []*cluster.State {
+	byNS := map[string]map[string]*cluster.State{}
+	errs := map[string]error{}
+	for _, ns := range set.Namespaces() {
+		states, err := cfg.Read(ctx, ns)
+		if err != nil {
+			errs[ns] = err
+			continue
+		}
+		byNS[ns] = map[string]*cluster.State{}
+		for _, s := range states {
+			byNS[ns][s.Deployment.Name] = s
+		}
+	}
+	lives := make([]*cluster.State, len(results))
+	for i, obj := range set.Deployments {
+		results[i].Ref, results[i].Source = obj.Ref(), obj.Source
+		if err := errs[obj.Ref().Namespace]; err != nil {
+			results[i].Err = wrap(results[i], err)
+			continue
+		}
+		lives[i] = byNS[obj.Ref().Namespace][obj.Ref().Name]
+	}
+	return lives
+}
+
+// dryRunAll sends the dry runs of the Deployments without an error yet, cfg.Parallel in
+// flight, and replaces desired[i] with the server's answer.
+func dryRunAll(ctx context.Context, cfg Config, lives []*cluster.State, desired []*appsv1.Deployment, results []Result) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmp.Or(cfg.Parallel, DefaultParallel))
+	for i := range results {
+		if results[i].Err != nil {
+			continue
+		}
+		g.Go(func() error {
+			server, warnings, err := cfg.DryRun(gctx, lives[i], desired[i])
+			if err != nil {
+				results[i].Err = wrap(results[i], err)
+				return nil
+			}
+			desired[i] = server
+			results[i].Warnings = append(results[i].Warnings, warnings...)
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines return nil: each error is its Deployment's
+}
+
+// wrap names the Deployment and its file in err.
+func wrap(r Result, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("deployment %s (%s): %w", r.Ref, r.Source, err)
+}
+
+// Namespaces returns the namespaces of the set's Deployments, sorted, each once.
+func (s *Set) Namespaces() []string {
+	var out []string
+	for _, d := range s.Deployments {
+		out = append(out, d.Object.GetNamespace())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
