@@ -45,6 +45,9 @@ type RolloutPlan struct {
 	// the last progress. `kubectl rollout status` fails then, even if the rollout goes on and
 	// completes later. Absent when it never happens under the model.
 	ProgressDeadlineAt *metav1.Duration `json:"progressDeadlineAt,omitempty"`
+	// Manifest is set on the plans of a manifest set (preview -f/-k with several
+	// Deployments): where the Deployment came from and what applying it does.
+	Manifest *PlanManifest `json:"manifest,omitempty"`
 }
 
 // PlanTiming is the time model of readiness timed.
@@ -63,6 +66,16 @@ type PlanTiming struct {
 	// (source pods only).
 	Samples     int      `json:"samples,omitempty"`
 	ReplicaSets []string `json:"replicaSets,omitempty"`
+}
+
+// PlanManifest is the manifest set's part of a RolloutPlan.
+type PlanManifest struct {
+	// Source is the file the Deployment was read from ("STDIN", or the kustomization
+	// directory for -k).
+	Source string `json:"source"`
+	// Change is what applying it does: Create (not live: its first rollout), Update or
+	// NoChange (the live Deployment stays as it is).
+	Change string `json:"change"`
 }
 
 // PlanDeployment identifies the Deployment and its desired size.
