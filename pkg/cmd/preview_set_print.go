@@ -9,48 +9,59 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
-// printSet prints the plans of a manifest set, then each failure on stderr. Exit code: 1 when
-// a file or a Deployment failed, else 3 with --fail-on-stall when a plan stalls.
+// printSet prints the plans of a manifest set: human, the summary table (with a SOURCE
+// column), the count of the other kinds, then each plan in full; -o, a RolloutPlanList whose
+// plans carry manifest.source and manifest.change. Then each failure on stderr. Exit code: 1
+// when a file or a Deployment failed, else 3 with --fail-on-stall when a plan stalls.
 func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result) error {
 	var errs []error
 	var plans []*v1alpha1.RolloutPlan
+	summary := printer.Summary{ExtraColumns: []string{"SOURCE"}}
 	stalled := false
 	for _, r := range results {
+		row := printer.SummaryRow{Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
 		if r.Err != nil {
 			errs = append(errs, r.Err)
-			continue
+		} else {
+			stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled
+			row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
+			row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
+			plans = append(plans, row.Plan)
 		}
-		stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled
-		p := printer.NewRolloutPlan(r.Plan, r.Warnings)
-		p.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
-		plans = append(plans, p)
-		if o.Output.Human() {
-			fmt.Fprintf(o.Out, "# %s (%s): %s\n", r.Ref, r.Source, r.Change)
-			if err := printer.PrintPlan(o.Out, r.Plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: r.Warnings}); err != nil {
-				return err
-			}
-			fmt.Fprintln(o.Out)
-		}
+		summary.Rows = append(summary.Rows, row)
 	}
-	if !o.Output.Human() {
-		p, err := o.Output.ToPrinter()
-		if err != nil {
-			return err
-		}
-		list := &v1alpha1.RolloutPlanList{Items: []v1alpha1.RolloutPlan{}}
-		list.APIVersion, list.Kind = v1alpha1.SchemeGroupVersion.String(), "RolloutPlanList"
-		for _, pl := range plans {
-			list.Items = append(list.Items, *pl)
-		}
-		if err := p.PrintObj(list, o.Out); err != nil {
-			return err
-		}
+	if err := o.printSetPlans(set, results, summary, plans); err != nil {
+		return err
 	}
 	if err := o.reportErrors(append(append([]error{}, set.Errors...), errs...)); err != nil {
 		return err
 	}
 	if o.FailOnStall && stalled {
 		return NewExitError(ExitStalled, "")
+	}
+	return nil
+}
+
+func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Result, summary printer.Summary, plans []*v1alpha1.RolloutPlan) error {
+	if !o.Output.Human() {
+		p, err := o.Output.ToPrinter()
+		if err != nil {
+			return err
+		}
+		return p.PrintObj(printer.NewRolloutPlanList(plans), o.Out)
+	}
+	if err := printer.PrintSummary(o.Out, summary); err != nil {
+		return err
+	}
+	printer.PrintOtherKinds(o.Out, set.OtherKinds())
+	for _, r := range results {
+		if r.Err != nil {
+			continue
+		}
+		fmt.Fprintln(o.Out)
+		if err := printer.PrintPlan(o.Out, r.Plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: r.Warnings}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

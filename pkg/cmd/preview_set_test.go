@@ -129,6 +129,28 @@ func TestPreviewManifestSetOffline(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 
+	human, _, code := runRoot(t, "", "preview", "-n", "shop", "-f", dir, "--state-file", state)
+	if code != ExitOK {
+		t.Fatalf("human: exit %d", code)
+	}
+	lines := strings.Split(human, "\n")
+	var table []string
+	for _, l := range lines[:4] {
+		table = append(table, strings.Join(strings.Fields(l), " "))
+	}
+	wantTable := []string{
+		"NAMESPACE DEPLOYMENT CHANGE NEW REPLICASET WRITES PEAK PODS MIN AVAILABLE OUTCOME SOURCE",
+		"shop web update web-7d876db474 (4) 6 13 8 Complete " + dir + "/a-web.yaml",
+		"shop api none api-" + strings.Fields(lines[2])[3][4:] + " (1) 0 2 2 NoChange " + dir + "/b-api.yaml",
+		"shop fresh create fresh-" + strings.Fields(lines[3])[3][6:] + " (1) 1 3 0 Complete " + dir + "/c-fresh.yaml",
+	}
+	if d := cmp.Diff(wantTable, table); d != "" {
+		t.Errorf("summary (-want +got):\n%s", d)
+	}
+	if lines[4] != "Also in the set, not planned: 1 ConfigMap" || strings.Count(human, "\nDeployment:     ") != 3 {
+		t.Errorf("human: want the other kinds counted under the table, then 3 plans:\n%s", human)
+	}
+
 	writeFile(t, dir, "b-broken.yaml", "kind: Deployment\nspec: [\n")
 	out, errOut, code = runRoot(t, "", "preview", "-n", "shop", "-f", dir, "--state-file", state, "-o", "json")
 	if code != ExitError {
