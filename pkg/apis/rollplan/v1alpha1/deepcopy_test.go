@@ -71,6 +71,7 @@ func rolloutPlan(name string) *RolloutPlan {
 			MinReadySeconds: 5, Samples: 7, ReplicaSets: []string{name + "-5c8b"}},
 		Duration:           &metav1.Duration{Duration: 4 * time.Second},
 		ProgressDeadlineAt: &metav1.Duration{Duration: 10 * time.Minute},
+		Manifest:           &PlanManifest{Source: "web.yaml", Change: "Update"},
 	}
 }
 
