@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -38,7 +37,7 @@ func (o *PreviewOptions) completeSet(f cmdutil.Factory) error {
 		ns = metav1.NamespaceDefault
 	}
 	o.Namespace, o.enforceNamespace = ns, explicit
-	o.Client = func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+	o.Client = fleetClient(f) // the reads and dry runs of many Deployments: QPS 50, protobuf
 	return nil
 }
 
@@ -134,12 +133,12 @@ func (o *PreviewOptions) setConfig() manifest.Config {
 		cfg.Read = o.readStateFile()
 		return cfg
 	}
-	cfg.Read = func(ctx context.Context, ns string) ([]*cluster.State, error) {
+	cfg.Read = func(ctx context.Context, ns string) ([]cluster.Member, error) {
 		cs, err := o.Client()
 		if err != nil {
 			return nil, err
 		}
-		return cluster.ListNamespace(ctx, cs, ns)
+		return cluster.LoadFleet(ctx, cs, cluster.Scope{Namespace: ns, ChunkSize: o.Fleet.Select.ChunkSize})
 	}
 	cfg.DryRun = func(ctx context.Context, live *cluster.State, d *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
 		cs, err := o.Client()
@@ -154,11 +153,11 @@ func (o *PreviewOptions) setConfig() manifest.Config {
 // readStateFile returns the Read of an offline preview: the state file is read once, and
 // each namespace gets its Deployments (those without a namespace match any; namespace ""
 // gets them all).
-func (o *PreviewOptions) readStateFile() func(context.Context, string) ([]*cluster.State, error) {
-	var all []*cluster.State
+func (o *PreviewOptions) readStateFile() func(context.Context, string) ([]cluster.Member, error) {
+	var all []cluster.Member
 	var loadErr error
 	loaded := false
-	return func(_ context.Context, ns string) ([]*cluster.State, error) {
+	return func(_ context.Context, ns string) ([]cluster.Member, error) {
 		if !loaded {
 			all, loadErr = cluster.LoadFileAll(o.StateFile)
 			loaded = true
@@ -166,10 +165,10 @@ func (o *PreviewOptions) readStateFile() func(context.Context, string) ([]*clust
 		if loadErr != nil {
 			return nil, loadErr
 		}
-		var out []*cluster.State
-		for _, s := range all {
-			if ns == "" || s.Deployment.Namespace == "" || s.Deployment.Namespace == ns {
-				out = append(out, s)
+		var out []cluster.Member
+		for _, m := range all {
+			if ns == "" || m.Deployment.Namespace == "" || m.Deployment.Namespace == ns {
+				out = append(out, m)
 			}
 		}
 		return out, nil

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
@@ -14,15 +15,12 @@ import (
 // plans carry manifest.source and manifest.change. Then each failure on stderr. Exit code: 1
 // when a file or a Deployment failed, else 3 with --fail-on-stall when a plan stalls.
 func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result) error {
-	var errs []error
 	var plans []*v1alpha1.RolloutPlan
 	summary := printer.Summary{ExtraColumns: []string{"SOURCE"}}
 	stalled := false
 	for _, r := range results {
 		row := printer.SummaryRow{Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
-		if r.Err != nil {
-			errs = append(errs, r.Err)
-		} else {
+		if r.Err == nil {
 			stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled
 			row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
 			row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
@@ -33,15 +31,43 @@ func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result) 
 	if err := o.printSetPlans(set, results, summary, plans); err != nil {
 		return err
 	}
-	if err := o.reportErrors(append(append([]error{}, set.Errors...), errs...)); err != nil {
-		return err
-	}
-	if o.FailOnStall && stalled {
-		return NewExitError(ExitStalled, "")
-	}
-	return nil
+	return o.setExit(set.Errors, results, stalled)
 }
 
+// setExit writes each unreadable file and each failed Deployment as an "error: ..." line
+// (the Deployment's names it and its file), then, as fleetExit does, exits 1 with a last line
+// naming the failed Deployments and counting the unreadable files; else 3 with
+// --fail-on-stall when a plan stalled.
+func (o *PreviewOptions) setExit(fileErrs []error, results []manifest.Result, stalled bool) error {
+	var failed []string
+	for _, err := range fileErrs {
+		fmt.Fprintln(o.ErrOut, "error: "+err.Error())
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			fmt.Fprintln(o.ErrOut, "error: "+r.Err.Error())
+			failed = append(failed, r.Ref.String())
+		}
+	}
+	if len(fileErrs) == 0 {
+		return fleetExit(failed, boolCount(stalled), o.FailOnStall)
+	}
+	msg := fmt.Sprintf("%d file(s) could not be read", len(fileErrs))
+	if len(failed) > 0 {
+		msg = fmt.Sprintf("%d Deployment(s) failed: %s; %s", len(failed), strings.Join(failed, ", "), msg)
+	}
+	return NewExitError(ExitError, msg)
+}
+
+func boolCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// printSetPlans prints the set's RolloutPlanList (-o), or the summary, the other kinds and
+// (without --summary) each plan in full.
 func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Result, summary printer.Summary, plans []*v1alpha1.RolloutPlan) error {
 	if !o.Output.Human() {
 		p, err := o.Output.ToPrinter()
@@ -54,6 +80,9 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Res
 		return err
 	}
 	printer.PrintOtherKinds(o.Out, set.OtherKinds())
+	if o.Summary {
+		return nil
+	}
 	for _, r := range results {
 		if r.Err != nil {
 			continue

@@ -159,8 +159,9 @@ func TestPreviewManifestSetOffline(t *testing.T) {
 	if d := cmp.Diff(want, planRows(t, out, dir)); d != "" {
 		t.Errorf("broken file: the good ones (-want +got):\n%s", d)
 	}
-	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "error: error parsing "+dir+"/b-broken.yaml: ") {
-		t.Errorf("broken file: stderr %q, want one line naming b-broken.yaml", errOut)
+	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "error: error parsing "+dir+"/b-broken.yaml: ") ||
+		lines[1] != "error: 1 file(s) could not be read" {
+		t.Errorf("broken file: stderr %q, want a line naming b-broken.yaml and the reason, then the count", errOut)
 	}
 }
 
@@ -211,5 +212,25 @@ func TestPreviewManifestOneNeedsNoName(t *testing.T) {
 	_, errOut, code = runRoot(t, "", "preview", "-f", writeFile(t, t.TempDir(), "svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"), "--state-file", stateFile)
 	if code != ExitError || !strings.Contains(errOut, "manifest holds no Deployment (it holds 1 Service)") {
 		t.Errorf("no Deployment: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestPreviewManifestSetFlags: --summary prints the table only; -f/-k refuse a selection.
+func TestPreviewManifestSetFlags(t *testing.T) {
+	state := manyStateFile(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "a.yaml", webManifest+"---\n"+apiManifest+"---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n")
+	out, errOut, code := runRoot(t, "", "preview", "-f", dir, "--state-file", state, "--summary")
+	if code != ExitOK {
+		t.Fatalf("--summary: exit %d: %s", code, errOut)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 4 || lines[3] != "Also in the set, not planned: 1 Service" {
+		t.Errorf("--summary: want the header, 2 rows and the other kinds:\n%s", out)
+	}
+	for _, args := range [][]string{{"-l", "app=web"}, {"--all"}, {"-A"}, {"web", "api"}} {
+		_, errOut, code := runRoot(t, "", append([]string{"preview", "--kubeconfig", kubeconfig(t, "http://127.0.0.1:1"), "-f", dir}, args...)...)
+		if code != ExitError || !strings.HasPrefix(errOut, "error: -f/-k give the Deployments of a manifest set: they do not go with several names, -l, --all or -A") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
 	}
 }

@@ -38,10 +38,11 @@ type Result struct {
 
 // Config is how PlanSet reads, changes and checks each Deployment: the I/O it is given.
 type Config struct {
-	// Read returns the live State of every Deployment of a namespace (one paginated LIST of
-	// Deployments and one of ReplicaSets, whatever their number); offline, those of the
-	// state file in that namespace. Called once per namespace of the set.
-	Read func(ctx context.Context, namespace string) ([]*cluster.State, error)
+	// Read returns every live Deployment of a namespace with its State (cluster.LoadFleet:
+	// one paginated LIST of Deployments and one of ReplicaSets, whatever their number);
+	// offline, those of the state file in that namespace. Called once per namespace of the
+	// set. A Member's Err fails the manifest Deployment of its name.
+	Read func(ctx context.Context, namespace string) ([]cluster.Member, error)
 	// Desired applies the manifest object (and any change flags) to live (nil: a create):
 	// the client-side result, validated.
 	Desired func(live *cluster.State, obj Object) (*appsv1.Deployment, []string, error)
@@ -96,17 +97,17 @@ func PlanSet(ctx context.Context, set *Set, cfg Config) ([]Result, error) {
 // readNamespaces reads each namespace of the set once and returns the live State of each
 // Deployment (nil: not live). A namespace that cannot be read fails its Deployments.
 func readNamespaces(ctx context.Context, set *Set, cfg Config, results []Result) []*cluster.State {
-	byNS := map[string]map[string]*cluster.State{}
+	byNS := map[string]map[string]cluster.Member{}
 	errs := map[string]error{}
 	for _, ns := range set.Namespaces() {
-		states, err := cfg.Read(ctx, ns)
+		members, err := cfg.Read(ctx, ns)
 		if err != nil {
 			errs[ns] = err
 			continue
 		}
-		byNS[ns] = map[string]*cluster.State{}
-		for _, s := range states {
-			byNS[ns][s.Deployment.Name] = s
+		byNS[ns] = map[string]cluster.Member{}
+		for _, m := range members {
+			byNS[ns][m.Deployment.Name] = m
 		}
 	}
 	lives := make([]*cluster.State, len(results))
@@ -116,7 +117,12 @@ func readNamespaces(ctx context.Context, set *Set, cfg Config, results []Result)
 			results[i].Err = wrap(results[i], err)
 			continue
 		}
-		lives[i] = byNS[obj.Ref().Namespace][obj.Ref().Name]
+		m := byNS[obj.Ref().Namespace][obj.Ref().Name]
+		if m.Err != nil {
+			results[i].Err = wrap(results[i], m.Err)
+			continue
+		}
+		lives[i] = m.State
 	}
 	return lives
 }

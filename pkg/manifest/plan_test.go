@@ -81,11 +81,15 @@ func (f *fakeServer) config(parallel int) Config {
 	return Config{
 		Readiness: planner.ReadinessBatched,
 		Parallel:  parallel,
-		Read: func(_ context.Context, ns string) ([]*cluster.State, error) {
+		Read: func(_ context.Context, ns string) ([]cluster.Member, error) {
 			f.mu.Lock()
 			f.reads = append(f.reads, ns)
 			f.mu.Unlock()
-			return f.states[ns], f.readErr[ns]
+			var out []cluster.Member
+			for _, s := range f.states[ns] {
+				out = append(out, cluster.Member{Deployment: s.Deployment, State: s})
+			}
+			return out, f.readErr[ns]
 		},
 		Desired: func(live *cluster.State, obj Object) (*appsv1.Deployment, []string, error) {
 			var d *appsv1.Deployment

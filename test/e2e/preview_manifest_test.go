@@ -162,8 +162,9 @@ func TestPreviewManifestSet(t *testing.T) {
 	if res.ExitCode != 1 || len(blist.Items) != 3 {
 		t.Errorf("broken file: exit %d, %d plans; want exit 1 and the 3 good Deployments planned", res.ExitCode, len(blist.Items))
 	}
-	if lines := strings.Split(strings.TrimSpace(res.Stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "broken.yaml") || !strings.Contains(lines[0], "error converting YAML to JSON") {
-		t.Errorf("broken file: stderr %q, want one line naming broken.yaml and the reason", res.Stderr)
+	if lines := strings.Split(strings.TrimSpace(res.Stderr), "\n"); len(lines) != 2 || !strings.Contains(lines[0], "broken.yaml") ||
+		!strings.Contains(lines[0], "error converting YAML to JSON") || lines[1] != "error: 1 file(s) could not be read" {
+		t.Errorf("broken file: stderr %q, want a line naming broken.yaml and the reason, then the count", res.Stderr)
 	}
 
 	// Apply the set: the controller makes the ReplicaSets the plans named.
