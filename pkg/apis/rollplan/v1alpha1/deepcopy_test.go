@@ -95,6 +95,7 @@ func rolloutHistory() runtime.Object {
 			Revision: 5, EarlierRevisions: []int64{3}, ReplicaSet: "web-7d9f", PodTemplateHash: "7d9f",
 			Images: []string{"nginx:1.19"}, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
 			CreationTimestamp: metav1.NewTime(t0.Truncate(time.Second)), ChangeCause: "image", Current: true,
+			Config: []string{"ConfigMap/settings"},
 			Template: &corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.19", Args: []string{"-g"}}}},
