@@ -1,6 +1,7 @@
 package status
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // TestDeadline: progressDeadlineSeconds 60, last progress at Time(6) (minute 6); the warning
@@ -171,5 +173,31 @@ func TestVerdictMirrorsKubectl(t *testing.T) {
 				t.Errorf("kubectl says %q (done %v); Verdict gives %s %q", kmsg, kdone, phase, msg)
 			}
 		})
+	}
+}
+
+// TestETA: the rest of the rollout planned under the time model from the live state (new 5,
+// none available; old 8): the 5 new pods become Ready 2 s from now, then old 8 -> 3 and new
+// 5 -> 10, whose pods take 2 s more, then old 3 -> 0: 4 s. With progressDeadlineSeconds 1
+// the model expects the deadline to pass first, and says so.
+func TestETA(t *testing.T) {
+	rest := func(in planner.Input) (*planner.Plan, error) {
+		in.Readiness, in.Timing = planner.ReadinessTimed, &planner.Timing{ReadyAfter: []time.Duration{2 * time.Second}}
+		return planner.Simulate(in)
+	}
+	d, rss := point{oldReplicas: 8, oldAvailable: 8, newReplicas: 5, observed: true}.state(testutil.RollingUpdate("25%", "25%"))
+	s := Compute(d, rss, testutil.Time(6).Time, Options{Rest: rest})
+	if !s.HasETA || s.ETA != 4*time.Second || s.Warning != "" {
+		t.Errorf("ETA %v (known %v), warning %q; want 4s, no warning", s.ETA, s.HasETA, s.Warning)
+	}
+	d.Spec.ProgressDeadlineSeconds = new(int32)
+	*d.Spec.ProgressDeadlineSeconds = 1
+	s = Compute(d, rss, testutil.Time(6).Time, Options{Rest: rest})
+	if !strings.HasPrefix(s.Warning, "the time model expects ProgressDeadlineExceeded in ") {
+		t.Errorf("warning %q, want the time model's deadline", s.Warning)
+	}
+	done, drss := point{newReplicas: 10, newAvailable: 10, observed: true, reason: NewRSAvailableReason}.state(testutil.RollingUpdate("25%", "25%"))
+	if s := Compute(done, drss, testutil.Time(6).Time, Options{Rest: rest}); s.HasETA {
+		t.Errorf("complete rollout has an ETA %v", s.ETA)
 	}
 }

@@ -118,9 +118,11 @@ type Options struct {
 	// Plan plans the whole rollout from StartState (nil: planner.Simulate, under the input's
 	// readiness, batched).
 	Plan func(in planner.Input) (*planner.Plan, error)
-	// Rest, when set, plans the rest of the rollout from the live state under the time
-	// model and returns how long it takes (ok false: unknown). Nil: no ETA.
-	Rest func(in planner.Input) (time.Duration, bool)
+	// Rest, when set, plans the rest of the rollout from the live state (in: the live
+	// Deployment and ReplicaSets) under the time model (the caller sets Readiness timed and
+	// the Timing); its Duration is the ETA, and a ProgressDeadlineAt warns. Nil, or an
+	// error: no ETA.
+	Rest func(in planner.Input) (*planner.Plan, error)
 }
 
 // DefaultWarnAfter: warn once half of progressDeadlineSeconds passed without progress.
@@ -146,14 +148,29 @@ func Compute(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, now time.Time, opts
 	s.plan(d, rss, opts)
 	s.times(d, rss, newRS)
 	s.waiting(d, rss)
+	var rest *planner.Plan
 	if opts.Rest != nil && s.Phase == PhaseProgressing && !d.Spec.Paused {
-		s.ETA, s.HasETA = opts.Rest(planner.Input{Deployment: d, ReplicaSets: rss})
+		if p, err := opts.Rest(planner.Input{Deployment: d, ReplicaSets: rss}); err == nil {
+			rest, s.ETA, s.HasETA = p, p.Duration, true
+		}
 	}
 	if held := drive.Held(d, now); held != "" {
 		s.held(d, held)
 	}
 	s.deadline(d, opts)
+	s.predictedDeadline(rest)
 	return s
+}
+
+// predictedDeadline warns when the time model (rest, the plan of the rest from now) expects
+// the controller to report ProgressDeadlineExceeded before the rollout completes, unless a
+// warning is already there.
+func (s *Status) predictedDeadline(rest *planner.Plan) {
+	if rest == nil || rest.ProgressDeadlineAt == nil || s.Warning != "" || s.HeldBy != "" {
+		return
+	}
+	s.Warning = fmt.Sprintf("the time model expects ProgressDeadlineExceeded in %s (pods become available more slowly than progressDeadlineSeconds allows)",
+		round(*rest.ProgressDeadlineAt))
 }
 
 // Verdict is kubectl's verdict on d: the phase and kubectl's message (without the trailing
