@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/kubectl/pkg/util/term"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/status"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -51,9 +52,10 @@ var (
 
 // StatusOptions holds the flags and dependencies of "kubectl rollplan status".
 type StatusOptions struct {
-	Watch   bool
-	Timeout time.Duration
-	Output  *printer.OutputFlags
+	Watch         bool
+	Timeout       time.Duration
+	PodReadyAfter string
+	Output        *printer.OutputFlags
 
 	Targets
 	// Now is the clock; Terminal reports whether Out is a terminal (redraw in place).
@@ -87,6 +89,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	}
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "Follow the rollouts until they are complete or fail (redrawn in place on a terminal, a line per change otherwise).")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "With --watch, the length of time to wait before giving up (exit 5), zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
+	cmd.Flags().StringVar(&o.PodReadyAfter, "pod-ready-after", "", "How long a pod takes from creation to Ready for the ETA (the timed model): a duration (2s) or a range MIN..MAX (1s..4s). Default: measured on each Deployment's own pods.")
 	o.Select.AddFlags(cmd)
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
@@ -106,6 +109,11 @@ func (o *StatusOptions) Validate() error {
 	if o.Timeout > 0 && !o.Watch {
 		return errors.New("--timeout needs --watch")
 	}
+	if o.PodReadyAfter != "" {
+		if _, err := estimate.ParseReadyAfter(o.PodReadyAfter); err != nil {
+			return err
+		}
+	}
 	if !o.Output.Human() {
 		if _, err := o.Output.ToPrinter(); err != nil {
 			return err
@@ -117,7 +125,14 @@ func (o *StatusOptions) Validate() error {
 // config returns status.Follow's configuration of the selection.
 func (o *StatusOptions) config() (status.Config, error) {
 	sel := o.Selection
-	cfg := status.Config{Namespace: sel.Namespace, Watch: o.Watch, Timeout: o.Timeout, Now: o.Now}
+	cfg := status.Config{Namespace: sel.Namespace, Watch: o.Watch, Timeout: o.Timeout, Now: o.Now, ETA: true}
+	if o.PodReadyAfter != "" {
+		e, err := estimate.ParseReadyAfter(o.PodReadyAfter)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.ReadyAfter = &e
+	}
 	if sel.Bulk() {
 		ls, err := labels.Parse(sel.Scope().LabelSelector)
 		if err != nil {

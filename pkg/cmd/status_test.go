@@ -72,6 +72,23 @@ func TestStatusOutput(t *testing.T) {
 	}
 }
 
+// TestStatusETA: --pod-ready-after 2s gives the time model's ETA of the rest (the 5 new pods
+// Ready 2s from now, then the last 5 two seconds later: 4s).
+func TestStatusETA(t *testing.T) {
+	d, rss := statusMidRollout("ReplicaSetUpdated")
+	o, out := newStatusTest(fakeClient(d, rss), "deploy/web")
+	o.PodReadyAfter, o.Output.Output = "2s", "jsonpath={.eta} {.etaBasis}"
+	mustRun(t, o.Run)
+	if want := "4s pods Ready after 2s (--pod-ready-after)"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+	o, _ = newStatusTest(fakeClient(d, rss), "deploy/web")
+	o.PodReadyAfter = "soon"
+	if err := o.Validate(); err == nil {
+		t.Error("--pod-ready-after soon: no error")
+	}
+}
+
 // TestStatusExitCodes: 3 for a rollout past its progress deadline (as kubectl fails), 0 for
 // one in progress without --watch, 5 when --watch's --timeout passes, 1 for a missing one.
 func TestStatusExitCodes(t *testing.T) {

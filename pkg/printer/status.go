@@ -37,7 +37,7 @@ func NewRolloutStatus(s *status.Status) *v1alpha1.RolloutStatus {
 		out.Elapsed = &metav1.Duration{Duration: s.Elapsed}
 	}
 	if s.HasETA {
-		out.ETA = &metav1.Duration{Duration: s.ETA}
+		out.ETA, out.ETABasis = &metav1.Duration{Duration: s.ETA}, s.ETABasis
 	}
 	return out
 }
@@ -81,7 +81,7 @@ func PrintRolloutStatus(w io.Writer, r *v1alpha1.RolloutStatus) error {
 		p(elapsedKey(r), "%s (started %s)", round(r.Elapsed.Duration), utc(r.StartedAt))
 	}
 	if r.ETA != nil {
-		p("ETA", "%s more (time model), at %s", round(r.ETA.Duration), r.ObservedAt.Add(r.ETA.Duration).UTC().Format(time.RFC3339))
+		p("ETA", "%s more, at %s (time model: %s)", round(r.ETA.Duration), r.ObservedAt.Add(r.ETA.Duration).UTC().Format(time.RFC3339), r.ETABasis)
 	}
 	if r.DeadlineAt != nil {
 		p("Deadline", "ProgressDeadlineExceeded at %s without more progress (%s left; progressDeadlineSeconds %d, last progress %s)",

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
@@ -31,6 +33,11 @@ type Config struct {
 	Timeout time.Duration
 	// Options are Compute's.
 	Options Options
+	// ETA computes the ETA of each rollout under the time model (RestUnderTimedModel): the
+	// namespace's pods (or, for one name, those of its selector) are watched too. ReadyAfter
+	// is the estimate of --pod-ready-after; nil measures each Deployment's own pods.
+	ETA        bool
+	ReadyAfter *estimate.Estimate
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -50,7 +57,7 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 	if now == nil {
 		now = time.Now
 	}
-	opts := watch.Options{Namespace: cfg.Namespace, Selector: cfg.Selector, Now: now}
+	opts := watch.Options{Namespace: cfg.Namespace, Selector: cfg.Selector, Pods: cfg.ETA, Now: now}
 	if len(cfg.Names) == 1 {
 		d, err := client.AppsV1().Deployments(cfg.Namespace).Get(ctx, cfg.Names[0], metav1.GetOptions{})
 		if err != nil {
@@ -70,6 +77,7 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 	}
 	defer c.Close()
 	var last []*Status
+	var doneAt time.Time
 	eval := func() (bool, error) {
 		sts, err := read(c, cfg, now(), last == nil)
 		if err != nil {
@@ -79,7 +87,15 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 		if err := show(sts); err != nil {
 			return false, err
 		}
-		return !cfg.Watch || AllDone(sts), nil
+		if !cfg.Watch || !AllDone(sts) {
+			return !cfg.Watch, nil
+		}
+		// Done: end once the ReplicaSets read agree with the Deployments' status, or after
+		// SettleWait (a ReplicaSet event may arrive after the Deployment's).
+		if doneAt.IsZero() {
+			doneAt = now()
+		}
+		return allSettled(sts) || now().Sub(doneAt) >= SettleWait, nil
 	}
 	timeout := cfg.Timeout
 	if !cfg.Watch || timeout <= 0 {
@@ -90,6 +106,19 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 		return last, true, nil
 	}
 	return last, false, err
+}
+
+// SettleWait is how long Follow waits, once every rollout is done, for the ReplicaSets to
+// agree with the Deployments' status before it ends anyway.
+const SettleWait = 2 * time.Second
+
+func allSettled(sts []*Status) bool {
+	for _, s := range sts {
+		if !s.Settled {
+			return false
+		}
+	}
+	return true
 }
 
 // read computes the status of every selected Deployment in the cache, sorted by name. A
@@ -113,13 +142,23 @@ func read(c *watch.Cache, cfg Config, now time.Time, first bool) ([]*Status, err
 		}
 	}
 	slices.SortFunc(ds, func(a, b *appsv1.Deployment) int { return strings.Compare(a.Name, b.Name) })
+	var pods []*corev1.Pod
+	if cfg.ETA && c.Pods() != nil {
+		if pods, err = c.Pods().List(labels.Everything()); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]*Status, 0, len(ds))
 	for _, d := range ds {
 		st, err := cluster.StateOf(d, rss)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Compute(st.Deployment, st.ReplicaSets, now, cfg.Options))
+		opts := cfg.Options
+		if cfg.ETA {
+			opts.Rest, opts.RestBasis = RestUnderTimedModel(st, pods, cfg.ReadyAfter, now)
+		}
+		out = append(out, Compute(st.Deployment, st.ReplicaSets, now, opts))
 	}
 	return out, nil
 }

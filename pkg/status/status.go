@@ -55,6 +55,10 @@ type Status struct {
 	// Updated, Total, Available: the Deployment's status counts (updatedReplicas, replicas,
 	// availableReplicas).
 	Updated, Total, Available int32
+	// Settled: the ReplicaSets as read give the Deployment's status counts (the controller
+	// computes them from the ReplicaSets: calculateStatus). False while a watch has seen the
+	// Deployment's status but not yet the ReplicaSet changes it was computed from.
+	Settled bool
 
 	// Phase, and kubectl's message for it (DeploymentStatusViewer.Status, without the
 	// trailing newline).
@@ -87,6 +91,8 @@ type Status struct {
 	// (HasETA).
 	ETA    time.Duration
 	HasETA bool
+	// ETABasis says what the time model assumed ("pods Ready after 2s (--pod-ready-after)").
+	ETABasis string
 	// Warning: the deadline is near (see Options.WarnAfter), or the controller already gave
 	// up; "" otherwise.
 	Warning string
@@ -118,6 +124,8 @@ type Options struct {
 	// Plan plans the whole rollout from StartState (nil: planner.Simulate, under the input's
 	// readiness, batched).
 	Plan func(in planner.Input) (*planner.Plan, error)
+	// RestBasis describes Rest's estimate (Status.ETABasis).
+	RestBasis string
 	// Rest, when set, plans the rest of the rollout from the live state (in: the live
 	// Deployment and ReplicaSets) under the time model (the caller sets Readiness timed and
 	// the Timing); its Duration is the ETA, and a ProgressDeadlineAt warns. Nil, or an
@@ -136,6 +144,7 @@ func Compute(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, now time.Time, opts
 	s := &Status{Namespace: d.Namespace, Name: d.Name, At: now, Replicas: ptr.Deref(d.Spec.Replicas, 1), Paused: d.Spec.Paused,
 		Updated: d.Status.UpdatedReplicas, Total: d.Status.Replicas, Available: d.Status.AvailableReplicas}
 	newRS := deployutil.FindNewReplicaSet(d, rss)
+	s.Settled = settled(d, rss, newRS)
 	for _, rs := range rss {
 		rev, _ := deployutil.Revision(rs)
 		s.ReplicaSets = append(s.ReplicaSets, ReplicaSet{Name: rs.Name, Revision: rev, New: rs == newRS,
@@ -151,7 +160,7 @@ func Compute(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, now time.Time, opts
 	var rest *planner.Plan
 	if opts.Rest != nil && s.Phase == PhaseProgressing && !d.Spec.Paused {
 		if p, err := opts.Rest(planner.Input{Deployment: d, ReplicaSets: rss}); err == nil {
-			rest, s.ETA, s.HasETA = p, p.Duration, true
+			rest, s.ETA, s.HasETA, s.ETABasis = p, p.Duration, true, opts.RestBasis
 		}
 	}
 	if held := drive.Held(d, now); held != "" {
@@ -171,6 +180,22 @@ func (s *Status) predictedDeadline(rest *planner.Plan) {
 	}
 	s.Warning = fmt.Sprintf("the time model expects ProgressDeadlineExceeded in %s (pods become available more slowly than progressDeadlineSeconds allows)",
 		round(*rest.ProgressDeadlineAt))
+}
+
+// settled reports whether rss give d's status counts: replicas and availableReplicas summed,
+// updatedReplicas the new ReplicaSet's (mirrors calculateStatus, pkg/controller/deployment/
+// sync.go, v1.36.3, for those three counts).
+func settled(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) bool {
+	var total, available, updated int32
+	for _, rs := range rss {
+		total += rs.Status.Replicas
+		available += rs.Status.AvailableReplicas
+	}
+	if newRS != nil {
+		updated = newRS.Status.Replicas
+	}
+	st := d.Status
+	return st.Replicas == total && st.AvailableReplicas == available && st.UpdatedReplicas == updated
 }
 
 // Verdict is kubectl's verdict on d: the phase and kubectl's message (without the trailing

@@ -132,3 +132,16 @@ func TestComputeAlongARollout(t *testing.T) {
 		})
 	}
 }
+
+// TestSettled: the Deployment's status says complete while the ReplicaSets read still show
+// the last step undone (a watch saw the Deployment's event first): not settled.
+func TestSettled(t *testing.T) {
+	d, rss := point{newReplicas: 10, newAvailable: 10, observed: true, reason: NewRSAvailableReason}.state(testutil.RollingUpdate("25%", "25%"))
+	if s := Compute(d, rss, testutil.Time(7).Time, Options{}); !s.Settled {
+		t.Error("consistent state not settled")
+	}
+	_, stale := point{oldReplicas: 3, oldAvailable: 3, newReplicas: 10, newAvailable: 8, observed: true}.state(testutil.RollingUpdate("25%", "25%"))
+	if s := Compute(d, stale, testutil.Time(7).Time, Options{}); s.Settled || s.Phase != PhaseComplete {
+		t.Errorf("stale ReplicaSets: settled %v, phase %s; want false, Complete", s.Settled, s.Phase)
+	}
+}

@@ -42,7 +42,7 @@ func rolloutStatus(name string) *RolloutStatus {
 		Next:        &StatusWrite{ReplicaSet: name + "-5c4b", From: 8, To: 3},
 		Waiting:     "2 of 5 new pods available", StartedAt: &at, CompletedAt: &at,
 		Elapsed: &metav1.Duration{Duration: time.Minute}, LastProgressAt: &at, DeadlineAt: &at,
-		ETA: &metav1.Duration{Duration: time.Minute}, Warning: "near", HeldBy: "drive", PlanError: "none",
+		ETA: &metav1.Duration{Duration: time.Minute}, ETABasis: "pods Ready after 2s", Warning: "near", HeldBy: "drive", PlanError: "none",
 	}
 }
 

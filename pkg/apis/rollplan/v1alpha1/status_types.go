@@ -47,8 +47,10 @@ type RolloutStatus struct {
 	// deadline runs).
 	LastProgressAt *metav1.Time `json:"lastProgressAt,omitempty"`
 	DeadlineAt     *metav1.Time `json:"deadlineAt,omitempty"`
-	// ETA is how long the rest of the rollout takes under the time model, when known.
-	ETA *metav1.Duration `json:"eta,omitempty"`
+	// ETA is how long the rest of the rollout takes under the time model, when known, and
+	// ETABasis what the model assumed ("pods Ready after 2s (median of 20 pods, 2s..3s)").
+	ETA      *metav1.Duration `json:"eta,omitempty"`
+	ETABasis string           `json:"etaBasis,omitempty"`
 	// Warning: the deadline is near or passed.
 	Warning string `json:"warning,omitempty"`
 }
