@@ -37,8 +37,9 @@ func NewRolloutStatus(s *status.Status) *v1alpha1.RolloutStatus {
 		out.Elapsed = &metav1.Duration{Duration: s.Elapsed}
 	}
 	if s.HasETA {
-		out.ETA, out.ETABasis = &metav1.Duration{Duration: s.ETA}, s.ETABasis
+		out.ETA = &metav1.Duration{Duration: s.ETA}
 	}
+	out.ETABasis = s.ETABasis
 	return out
 }
 
@@ -80,8 +81,11 @@ func PrintRolloutStatus(w io.Writer, r *v1alpha1.RolloutStatus) error {
 	if r.Elapsed != nil {
 		p(elapsedKey(r), "%s (started %s)", round(r.Elapsed.Duration), utc(r.StartedAt))
 	}
-	if r.ETA != nil {
+	switch {
+	case r.ETA != nil:
 		p("ETA", "%s more, at %s (time model: %s)", round(r.ETA.Duration), r.ObservedAt.Add(r.ETA.Duration).UTC().Format(time.RFC3339), r.ETABasis)
+	case r.ETABasis != "":
+		p("ETA", "%s", r.ETABasis)
 	}
 	if r.DeadlineAt != nil {
 		p("Deadline", "ProgressDeadlineExceeded at %s without more progress (%s left; progressDeadlineSeconds %d, last progress %s)",

@@ -91,7 +91,8 @@ type Status struct {
 	// (HasETA).
 	ETA    time.Duration
 	HasETA bool
-	// ETABasis says what the time model assumed ("pods Ready after 2s (--pod-ready-after)").
+	// ETABasis says what the time model assumed ("pods Ready after 2s (--pod-ready-after)"),
+	// or, without an ETA, why ("none: 2 pods are not Ready after 9s, ...").
 	ETABasis string
 	// Warning: the deadline is near (see Options.WarnAfter), or the controller already gave
 	// up; "" otherwise.
@@ -124,7 +125,7 @@ type Options struct {
 	// Plan plans the whole rollout from StartState (nil: planner.Simulate, under the input's
 	// readiness, batched).
 	Plan func(in planner.Input) (*planner.Plan, error)
-	// RestBasis describes Rest's estimate (Status.ETABasis).
+	// RestBasis describes Rest's estimate, or why there is no Rest (Status.ETABasis).
 	RestBasis string
 	// Rest, when set, plans the rest of the rollout from the live state (in: the live
 	// Deployment and ReplicaSets) under the time model (the caller sets Readiness timed and
@@ -158,9 +159,12 @@ func Compute(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, now time.Time, opts
 	s.times(d, rss, newRS)
 	s.waiting(d, rss)
 	var rest *planner.Plan
-	if opts.Rest != nil && s.Phase == PhaseProgressing && !d.Spec.Paused {
-		if p, err := opts.Rest(planner.Input{Deployment: d, ReplicaSets: rss}); err == nil {
-			rest, s.ETA, s.HasETA, s.ETABasis = p, p.Duration, true, opts.RestBasis
+	if s.Phase == PhaseProgressing && !d.Spec.Paused {
+		s.ETABasis = opts.RestBasis
+		if opts.Rest != nil {
+			if p, err := opts.Rest(planner.Input{Deployment: d, ReplicaSets: rss}); err == nil {
+				rest, s.ETA, s.HasETA = p, p.Duration, true
+			}
 		}
 	}
 	if held := drive.Held(d, now); held != "" {

@@ -65,6 +65,9 @@ func TestStatusWatchCompletes(t *testing.T) {
 	if last := lines[len(lines)-1]; !strings.Contains(last, `deployment "web" successfully rolled out`) || !strings.Contains(last, "took ") {
 		t.Errorf("last line %q: want kubectl's success message and the time it took", last)
 	}
+	if !strings.Contains(res.Stdout, "  eta ") {
+		t.Error("no line gives the time model's ETA (pods of the first rollout measured)")
+	}
 	if !strings.Contains(res.Stdout, "waiting for availability before scaling old down") {
 		t.Error("no line says the controller waits for availability before scaling old down")
 	}

@@ -48,7 +48,8 @@ type RolloutStatus struct {
 	LastProgressAt *metav1.Time `json:"lastProgressAt,omitempty"`
 	DeadlineAt     *metav1.Time `json:"deadlineAt,omitempty"`
 	// ETA is how long the rest of the rollout takes under the time model, when known, and
-	// ETABasis what the model assumed ("pods Ready after 2s (median of 20 pods, 2s..3s)").
+	// ETABasis what the model assumed ("pods Ready after 2s (median of 20 pods, 2s..3s)"), or
+	// why there is no ETA ("none: 2 pods are not Ready after 9s, longer than ...").
 	ETA      *metav1.Duration `json:"eta,omitempty"`
 	ETABasis string           `json:"etaBasis,omitempty"`
 	// Warning: the deadline is near or passed.
