@@ -12,6 +12,7 @@ DIST_FLAGS = -version $(DIST_VERSION) -commit $(COMMIT) -mtime $(SOURCE_DATE_EPO
 LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSION) -X github.com/rollplan/kubectl-rollplan/pkg/cmd.commit=$(COMMIT)
 
 .PHONY: all build build-race generate verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
+.PHONY: bench-fleet
 
 all: build
 
@@ -127,6 +128,15 @@ demo: build cluster-binaries ## the main job on an embedded default: offline pre
 bench: build ## benchmarks (planner speed and memory; drive's reaction time beside the controller's on a local cluster, skipped when its binaries cannot be built)
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/planner/...
 	$(GO) test -tags e2e -run '^$$' -bench DriveReactionTime -benchtime 3x -count=1 ./test/e2e/
+
+# bench-fleet (issue 8): on a private local cluster (the Deployment controller running), a
+# namespace of FLEET_DEPLOYMENTS (2000) Deployments with FLEET_OLD_REPLICASETS (3) old
+# ReplicaSets each plus the controller's new one (8000), all at 0 replicas; then `kubectl
+# rollplan preview --all` beside `kubectl get deploy,rs -o json`, FLEET_ROUNDS (3) rounds in
+# one run: median wall times and their ratio, requests (-v=6), peak RSS. Not part of make test
+# (a small version, TestFleetPreviewAllRequests, is in make e2e). Runs the static build.
+bench-fleet: build cluster-binaries ## preview --all of 2,000 Deployments / 8,000 ReplicaSets beside kubectl get deploy,rs -o json: wall-time ratio, requests, peak memory
+	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkFleetPreview$$' -benchtime 1x -count=1 -timeout 60m -v ./test/e2e/
 
 update-golden: ## regenerate golden files
 	$(GO) test ./... -update
