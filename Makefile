@@ -69,7 +69,7 @@ unit: ## unit tests of the plugin module, with -race
 # and `make unit` (plain go test) replays it from then on.
 FUZZTIME ?= 60s
 FUZZPARALLEL ?= 2
-FUZZ_TARGETS := ./pkg/cluster:FuzzLoadReader ./pkg/change:FuzzFromManifest ./pkg/change:FuzzSetImages ./pkg/cmd:FuzzChangeFlags
+FUZZ_TARGETS := ./pkg/cluster:FuzzLoadReader ./pkg/change:FuzzFromManifest ./pkg/change:FuzzSetImages ./pkg/cmd:FuzzChangeFlags ./pkg/estimate:FuzzParseReadyAfter
 
 fuzz: ## each fuzz target for FUZZTIME (60s), one at a time
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -61,7 +61,9 @@ func Spread(lo, hi time.Duration) []time.Duration {
 	}
 	out := make([]time.Duration, len(spreadOrder))
 	for i, j := range spreadOrder {
-		out[i] = (lo + (hi-lo)*time.Duration(j)/15).Round(time.Millisecond)
+		// (hi-lo)*j/15 without overflowing for ranges of centuries.
+		span, k := hi-lo, time.Duration(j)
+		out[i] = (lo + span/15*k + span%15*k/15).Round(time.Millisecond)
 	}
 	return out
 }
