@@ -47,6 +47,11 @@ var (
 		# What does a rollback to revision 2 roll out?
 		kubectl rollplan preview deploy/web --to-revision 2
 
+		# How long will it take? Pods' readiness measured on the Deployment's own pods,
+		# or given: every pod Ready 1 to 4 s after it is created
+		kubectl rollplan preview deploy/web --image web=nginx:1.19 --readiness timed
+		kubectl rollplan preview deploy/web --image web=nginx:1.19 --readiness timed --pod-ready-after 1s..4s
+
 		# Every rollout in flight in the namespace, or in the cluster: one table
 		kubectl rollplan preview --all --summary
 		kubectl rollplan preview -A --summary
