@@ -141,16 +141,17 @@ func TestRunDrivesToHandBack(t *testing.T) {
 // otherwise and the run fails).
 func TestRunRenewsTheLeaseWhileBaking(t *testing.T) {
 	f := newRunFixture(t)
-	// The lease leaves a renewal 400ms of slack on a loaded machine.
-	lease := 600 * time.Millisecond
-	_, res, err := f.drive(t, Options{LeaseDuration: lease, Interval: 1500 * time.Millisecond, Identity: "tester"})
+	// A renewal is due every lease/3 (500ms): the lease leaves it a full second of slack,
+	// which a -race run on a loaded 2-core machine needs (600ms lapsed there).
+	lease := 1500 * time.Millisecond
+	_, res, err := f.drive(t, Options{LeaseDuration: lease, Interval: 2 * time.Second, Identity: "tester"})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if res.Outcome != OutcomeComplete || res.StepsRun != 3 {
 		t.Fatalf("result %+v, want Complete after 3 steps", res)
 	}
-	// Two bakes of 1.5s with a renewal due every 200ms: about 15 renewals.
+	// Two bakes of 2s with a renewal due every 500ms: about 8 renewals.
 	if n := renewals(f.fc.recordedStates()); n < 5 {
 		t.Errorf("%d renewals, want at least 5", n)
 	}
