@@ -13,6 +13,7 @@ LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSI
 
 .PHONY: all build build-race generate verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 .PHONY: bench-fleet
+.PHONY: faults
 
 all: build
 
@@ -108,6 +109,19 @@ e2e: build-race cluster-binaries ## end-to-end tests (test/e2e) on a private loc
 # Wall-clock figures: run it on a quiet machine. Not part of make test.
 e2e-timed: build cluster-binaries ## the timed model's predicted durations against measured rollouts on a private local cluster (about 2 minutes)
 	ROLLPLAN_E2E_TIMED=1 $(GO) test -tags e2e -count=1 -v -run 'TestTimedPredictionMatchesRollout' ./test/e2e/
+
+# The fault matrix of issue 11 (test/e2e/faults_test.go) on a private cluster of its own:
+# kube-apiserver stopped for 2-10 s at 10 random points of drives, etcd restarted mid-drive,
+# kube-controller-manager down during a step and during the hand-back, a 429 storm from API
+# Priority and Fairness, pods losing availability mid-step, and reload --watch through an API
+# server restart. Each run logs a "FAULT" line with its figures. make e2e (so make test) runs
+# the short matrix: one kube-apiserver outage, one etcd restart, the controller manager down
+# during the hand-back. ROLLPLAN_E2E_SEED reproduces the random points.
+faults: build-race cluster-binaries ## the long fault matrix (about 15 minutes) on a private local cluster
+	@mkdir -p _output; state=$$(mktemp -d "$(CURDIR)/_output/faults-cluster.XXXXXX"); \
+	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/faults-logs; cp -r "$$state/logs" _output/faults-logs; echo "faults: cluster logs in _output/faults-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; exit $$rc' EXIT; \
+	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
+	ROLLPLAN_FAULTS=long ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 -timeout 60m -v -run '^TestFault' ./test/e2e/ 2>&1 | tee _output/faults.log | grep -E '^(=== RUN|--- |\s+--- |PASS|FAIL|ok)|FAULT '; exit $${PIPESTATUS[0]}
 
 dist: ## reproducible static archives for linux, darwin, windows x amd64, arm64, checksums.txt and the Krew manifest, in dist/
 	$(GO) run ./hack/dist $(DIST_FLAGS) -out dist

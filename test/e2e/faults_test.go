@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,10 +11,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
@@ -109,7 +120,14 @@ type faultInjector func(t *testing.T, s *driveSetup, d *faultDriver, rec *framew
 // runFaultDrive drives s's Deployment with faultArgs (env added to the plugin's
 // environment) while inject runs, and checks that the run ends as an undisturbed drive.
 func runFaultDrive(t *testing.T, name string, env []string, inject faultInjector) {
+	runFaultDriveAs(t, name, func(*driveSetup) []string { return env }, inject)
+}
+
+// runFaultDriveAs is runFaultDrive with the plugin's environment made by env once the
+// Deployment's namespace exists.
+func runFaultDriveAs(t *testing.T, name string, envFor func(*driveSetup) []string, inject faultInjector) {
 	s := newDriveSetup(t, 10, "25%", "25%")
+	env := envFor(s)
 	b := s.bounds
 	plan := drivePlanWrites(t, b)
 	mon := watchPods(t, s.c, s.ns, int(b.MaxPods()), int(b.MinAvailable()))
@@ -229,4 +247,199 @@ func TestFaultControllerManagerDown(t *testing.T) {
 	t.Run("step", func(t *testing.T) {
 		runFaultDrive(t, "kcm-step", nil, controllerManagerDown(func([]string) int { return 1 }, "during step 1"))
 	})
+}
+
+// TestFaultPriorityAndFairness429: the drive runs as a ServiceAccount that a FlowSchema puts
+// in a PriorityLevelConfiguration of its own with the smallest share (1 nominal share, no
+// borrowing, Reject: about 3 seats of the API server's 600), while 6 clients as the same
+// ServiceAccount keep it full: most of the drive's requests are answered 429 by API
+// Priority and Fairness (long matrix only).
+func TestFaultPriorityAndFairness429(t *testing.T) {
+	if !longFaults() {
+		t.Skip("the 429 storm runs in the long fault matrix (make faults)")
+	}
+	c := framework.Get(t)
+	var storm *apfStorm
+	runFaultDriveAs(t, "apf-429", func(s *driveSetup) []string {
+		kc, cfg := s.c.ServiceAccountKubeconfig(t, s.ns, "driver", "cluster-admin")
+		storm = startAPFStorm(t, c, s.ns, "driver", cfg, 6)
+		return []string{"KUBECONFIG=" + kc}
+	}, func(t *testing.T, s *driveSetup, d *faultDriver, rec *framework.Recorder, plan []string) string {
+		// The storm lasts the drive, 90 s at most: the drive must finish after it in any case.
+		during := "the drive ended during the storm"
+		select {
+		case <-d.done:
+		case <-time.After(90 * time.Second):
+			during = fmt.Sprintf("the storm stopped after 90s with %d of %d ReplicaSet writes made", len(rec.Writes()), len(plan))
+		}
+		n := storm.stop()
+		return fmt.Sprintf("429 storm: %d of the storm's requests answered 429, %d requests of the priority level rejected (apiserver_flowcontrol_rejected_requests_total); %s", n, storm.rejected(t), during)
+	})
+}
+
+// apfStorm is a FlowSchema and PriorityLevelConfiguration giving ServiceAccount ns/name the
+// smallest share of the API server, and clients as that ServiceAccount keeping it full.
+type apfStorm struct {
+	c           *framework.Cluster
+	level       string
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+	rejected429 atomic.Int64
+}
+
+// startAPFStorm creates the FlowSchema and PriorityLevelConfiguration (deleted when t ends),
+// waits until the FlowSchema is in effect, and starts n clients that GET the Deployment as
+// the ServiceAccount in a loop, without client-go's retries.
+func startAPFStorm(t *testing.T, c *framework.Cluster, ns, name string, cfg *rest.Config, n int) *apfStorm {
+	t.Helper()
+	ctx := t.Context()
+	level := "rollplan-faults-" + ns
+	if len(level) > 63 {
+		level = level[:63]
+	}
+	plc := &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: level},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+			Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: ptr.To[int32](1),
+				LendablePercent:          ptr.To[int32](0),
+				BorrowingLimitPercent:    ptr.To[int32](0),
+				LimitResponse:            flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+			},
+		},
+	}
+	fs := &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: level},
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: level},
+			MatchingPrecedence:         100,
+			DistinguisherMethod:        &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindServiceAccount,
+					ServiceAccount: &flowcontrolv1.ServiceAccountSubject{Namespace: ns, Name: name}}},
+				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"},
+					Namespaces: []string{"*"}, ClusterScope: true}},
+				NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+			}},
+		},
+	}
+	fc := c.Client.FlowcontrolV1()
+	if _, err := fc.PriorityLevelConfigurations().Create(ctx, plc, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create prioritylevelconfiguration %s: %v", level, err)
+	}
+	if _, err := fc.FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create flowschema %s: %v", level, err)
+	}
+	t.Cleanup(func() {
+		_ = fc.FlowSchemas().Delete(context.Background(), level, metav1.DeleteOptions{})
+		_ = fc.PriorityLevelConfigurations().Delete(context.Background(), level, metav1.DeleteOptions{})
+	})
+	sa, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In effect once the API server's APF configuration controller has seen both: it then
+	// marks the FlowSchema not dangling (its priority level exists).
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := fc.FlowSchemas().Get(ctx, level, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == flowcontrolv1.FlowSchemaConditionDangling && cond.Status == flowcontrolv1.ConditionFalse {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("flowschema %s not in effect: %v", level, err)
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	st := &apfStorm{c: c, level: level, cancel: cancel}
+	for range n {
+		st.wg.Add(1)
+		go func() {
+			defer st.wg.Done()
+			for sctx.Err() == nil {
+				// MaxRetries(0): client-go would wait out each 429's Retry-After and ease off.
+				err := sa.AppsV1().RESTClient().Get().Namespace(ns).Resource("deployments").MaxRetries(0).Do(sctx).Error()
+				if apierrors.IsTooManyRequests(err) {
+					st.rejected429.Add(1)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+	}
+	t.Cleanup(func() { st.stop() })
+	return st
+}
+
+// stop ends the storm's clients and returns how many of their requests were answered 429.
+func (s *apfStorm) stop() int64 {
+	s.cancel()
+	s.wg.Wait()
+	return s.rejected429.Load()
+}
+
+// rejected reads apiserver_flowcontrol_rejected_requests_total of the storm's priority
+// level from the API server's /metrics (all reasons summed).
+func (s *apfStorm) rejected(t *testing.T) int64 {
+	raw, err := s.c.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
+	if err != nil {
+		t.Errorf("read /metrics: %v", err)
+		return -1
+	}
+	var n int64
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "apiserver_flowcontrol_rejected_requests_total{") && strings.Contains(line, `priority_level="`+s.level+`"`) {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			n += int64(v)
+		}
+	}
+	return n
+}
+
+// TestFaultReloadWatchAPIServerRestart: `reload --watch` keeps running through a
+// kube-apiserver restart (SIGKILL, down 5 s): an edit made just before the restart and one
+// made just after each restart their Deployment exactly once (none lost, none doubled), and
+// a Deployment that did not opt in is not restarted (long matrix only).
+func TestFaultReloadWatchAPIServerRestart(t *testing.T) {
+	if !longFaults() {
+		t.Skip("the reload --watch case runs in the long fault matrix (make faults)")
+	}
+	f := newReloadFixture(t)
+	f.deployment("sees-a", "a", true)
+	f.deployment("sees-b", "b", true)
+	f.deployment("opted-out", "b", false)
+	w := startWatcher(t, f.c, "-n", f.ns, "--grace-period", "0")
+	f.eventually("adopted", time.Minute, func() bool { return adopted(f.get("sees-a")) && adopted(f.get("sees-b")) }, w)
+	began := time.Now()
+	f.setKey("a", "2") // its restart may be in flight when the API server goes
+	outage := f.c.Outage(t, framework.KubeAPIServer, 5*time.Second, true)
+	f.setKey("b", "2") // after the restart: the watcher's watches must have come back
+	f.eventually("sees-a and sees-b restarted", 2*time.Minute, func() bool {
+		return restartedWith(f.get("sees-a")) != "" && restartedWith(f.get("sees-b")) != ""
+	}, w)
+	for _, name := range []string{"sees-a", "sees-b"} {
+		f.c.WaitForRollout(t, f.ns, name, 2*time.Minute)
+	}
+	time.Sleep(3 * time.Second) // a doubled restart would have come by now (grace period 0)
+	for name, want := range map[string]int{"sees-a": 2, "sees-b": 2, "opted-out": 1} {
+		if n := f.replicaSets(name); n != want {
+			t.Errorf("%s: %d ReplicaSets, want %d (restarts: %d)\nwatcher stderr:\n%s", name, n, want, want-1, w.stderr.String())
+		}
+	}
+	select {
+	case <-w.done:
+		t.Errorf("the watcher exited during the outage\nstderr:\n%s", w.stderr.String())
+	default:
+	}
+	t.Logf("FAULT reload-watch: kube-apiserver killed 5s after an edit of key a, unavailable %s, key b edited after; restarts: sees-a %d, sees-b %d, opted-out %d in %s",
+		outage.Round(100*time.Millisecond), f.replicaSets("sees-a")-1, f.replicaSets("sees-b")-1, f.replicaSets("opted-out")-1, time.Since(began).Round(100*time.Millisecond))
+	if code := w.stop(t, syscall.SIGINT); code != 0 {
+		t.Errorf("watcher exit %d after SIGINT, want 0\nstderr:\n%s", code, w.stderr.String())
+	}
 }

@@ -180,3 +180,36 @@ func (c *Cluster) AutoRelease(t testing.TB, ns, selector string) (stop func() in
 	t.Cleanup(func() { stop() })
 	return stop
 }
+
+// UnreadyLabel makes a Ready pod not Ready (kwok stage pod-unready, hack/cluster/kwok-stages.yaml)
+// when it carries it with a non-empty value: a pod that stops being available.
+const UnreadyLabel = "rollplan.test/unready"
+
+// MakeUnready labels the pods names of ns with UnreadyLabel and waits (up to 30 s) until
+// kwok reports each not Ready.
+func (c *Cluster) MakeUnready(t testing.TB, ns string, names ...string) {
+	t.Helper()
+	patch := []byte(`{"metadata":{"labels":{"` + UnreadyLabel + `":"true"}}}`)
+	for _, name := range names {
+		if _, err := c.Client.CoreV1().Pods(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatalf("label pod %s/%s unready: %v", ns, name, err)
+		}
+	}
+	err := poll(t.Context(), 100*time.Millisecond, 30*time.Second, func(ctx context.Context) (bool, error) {
+		for _, name := range names {
+			p, err := c.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("pods %v of %s not unready after 30s (is the kwok stage pod-unready loaded?): %v", names, ns, err)
+	}
+}
