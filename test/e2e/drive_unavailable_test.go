@@ -103,4 +103,3 @@ func (s *driveSetup) podsOf(t testing.TB, name string) []string {
 	slices.Sort(out)
 	return out
 }
-
