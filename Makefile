@@ -121,7 +121,7 @@ faults: build-race cluster-binaries ## the long fault matrix (about 15 minutes) 
 	@mkdir -p _output; state=$$(mktemp -d "$(CURDIR)/_output/faults-cluster.XXXXXX"); \
 	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/faults-logs; cp -r "$$state/logs" _output/faults-logs; echo "faults: cluster logs in _output/faults-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; exit $$rc' EXIT; \
 	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
-	ROLLPLAN_FAULTS=long ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 -timeout 60m -v -run '^TestFault' ./test/e2e/ 2>&1 | tee _output/faults.log | grep -E '^(=== RUN|--- |\s+--- |PASS|FAIL|ok)|FAULT '; exit $${PIPESTATUS[0]}
+	ROLLPLAN_FAULTS=long ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 -timeout 60m -v -run '^(TestFault|TestDrivePodsLoseAvailability)' ./test/e2e/ 2>&1 | tee _output/faults.log | grep -E '^(=== RUN|--- |\s+--- |PASS|FAIL|ok)|FAULT '; exit $${PIPESTATUS[0]}
 
 dist: ## reproducible static archives for linux, darwin, windows x amd64, arm64, checksums.txt and the Krew manifest, in dist/
 	$(GO) run ./hack/dist $(DIST_FLAGS) -out dist
