@@ -56,6 +56,9 @@ func (o *PreviewOptions) runSet(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if objs := configObjects(set); len(set.Deployments) == 0 && len(objs) > 0 && !named {
+		return o.runConfig(ctx, set, objs)
+	}
 	switch {
 	case named || len(set.Deployments) == 1:
 		return o.runPicked(ctx, set)

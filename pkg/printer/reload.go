@@ -133,6 +133,9 @@ func printReloadNotes(w io.Writer, targets []*oneshot.Target) {
 }
 
 func restartReason(t *oneshot.Target) string {
+	if t.Reason != "" {
+		return t.Reason
+	}
 	var changed []string
 	for _, s := range t.Decision.Refs {
 		if s.State == reload.Changed || (s.State == reload.Missing && s.Ref.Optional && s.Recorded != "" && s.Recorded != reload.AbsentChecksum) {
@@ -162,4 +165,24 @@ func PrintReloadResults(w io.Writer, results []oneshot.Result, suffix string) []
 		fmt.Fprintf(w, "deployment.apps/%s %s%s\n", r.Target.State.Deployment.Name, what, suffix)
 	}
 	return errs
+}
+
+// PrintConfigPreview writes what applying ConfigMap and Secret manifests would restart: one
+// line per object (created or updated, from the server-side dry run), then the Deployments
+// whose pods would see a changed key as PrintReload shows them (table, refusals, each
+// restart's plan), or that none would. Names only: no value, no checksum.
+func PrintConfigPreview(w io.Writer, p *oneshot.ConfigPreview, opts PlanOptions) error {
+	for _, c := range p.Changes {
+		what := "updated"
+		if c.Before == nil {
+			what = "created"
+		}
+		fmt.Fprintf(w, "%s/%s (namespace %s) would be %s (server-side dry run)\n", strings.ToLower(string(c.Key.Kind)), c.Key.Name, c.Key.Namespace, what)
+	}
+	fmt.Fprintln(w)
+	if len(p.Targets) == 0 {
+		_, err := fmt.Fprintln(w, "No Deployment of these namespaces sees a changed key: nothing would restart.")
+		return err
+	}
+	return PrintReload(w, p.Targets, opts)
 }

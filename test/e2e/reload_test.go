@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/base64"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -372,3 +373,72 @@ func TestReloadNeverPrintsSecretValues(t *testing.T) {
 		t.Errorf("restart output:\n%s", res.Stdout)
 	}
 }
+
+// TestPreviewConfigMapManifest: `preview -f` of a ConfigMap manifest (and of a Secret one)
+// names the Deployments whose pods would see a changed key, each with the restart's plan,
+// and changes nothing: not the ConfigMap, not the Deployments.
+func TestPreviewConfigMapManifest(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "1", "B": "1"})
+	for _, dk := range [][2]string{{"sees-a", "A"}, {"sees-b", "B"}} {
+		createReloadDeployment(t, c, ns, framework.NewDeployment(dk[0]).Replicas(2), func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", dk[1])}
+		})
+		c.WaitForRollout(t, ns, dk[0], time.Minute)
+	}
+	dir := t.TempDir()
+	file := dir + "/app.yaml"
+	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: " + ns + "\ndata:\n  A: \"2\"\n  B: \"1\"\n"
+	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := fingerprintOf(t, c, ns, "sees-a") + fingerprintOf(t, c, ns, "sees-b")
+	res := c.Plugin(t, "preview", "-n", ns, "-f", file)
+	if res.ExitCode != 0 {
+		t.Fatalf("preview -f: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	for _, want := range []string{"configmap/app (namespace " + ns + ") would be updated (server-side dry run)",
+		"Restart of deployment " + ns + "/sees-a (its pods would see a changed key of configmap/app):", "Outcome: Complete"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("preview output lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	if strings.Contains(res.Stdout, "sees-b") {
+		t.Errorf("sees-b (key B, unchanged) is in the preview:\n%s", res.Stdout)
+	}
+	cm, err := c.Client.CoreV1().ConfigMaps(ns).Get(t.Context(), "app", metav1.GetOptions{})
+	if err != nil || cm.Data["A"] != "1" {
+		t.Errorf("the ConfigMap changed: %v %v", cm.Data, err)
+	}
+	if after := fingerprintOf(t, c, ns, "sees-a") + fingerprintOf(t, c, ns, "sees-b"); after != before {
+		t.Errorf("a Deployment changed: %s -> %s", before, after)
+	}
+
+	// A Secret manifest: the Deployment reading it would restart; no value is printed.
+	createReloadDeployment(t, c, ns, framework.NewDeployment("db-user").Replicas(1), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Optional: ptrTrue()}}}
+	})
+	c.WaitForRollout(t, ns, "db-user", time.Minute)
+	const value = "pr3view-S3cret-x81"
+	secretFile := dir + "/db.yaml"
+	if err := os.WriteFile(secretFile, []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: "+ns+"\nstringData:\n  password: "+value+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = c.Plugin(t, "preview", "-n", ns, "-f", secretFile, "-v=10")
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "secret/db (namespace "+ns+") would be created") || !strings.Contains(res.Stdout, "Restart of deployment "+ns+"/db-user") {
+		t.Errorf("preview of the secret: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	for i := 0; i+7 <= len(value); i++ {
+		if strings.Contains(res.Stdout+res.Stderr, value[i:i+7]) {
+			t.Errorf("preview output holds part of the secret value (%q)", value[i:i+7])
+			break
+		}
+	}
+	if _, err := c.Client.CoreV1().Secrets(ns).Get(t.Context(), "db", metav1.GetOptions{}); err == nil {
+		t.Error("the Secret was created by a preview")
+	}
+}
+
+func ptrTrue() *bool { b := true; return &b }

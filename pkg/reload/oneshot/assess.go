@@ -29,6 +29,9 @@ type Target struct {
 	Desired *appsv1.Deployment
 	// Plan is the planner's plan of the restart's rollout, for ActionRestart.
 	Plan *planner.Plan
+	// Reason, when set, says why it restarts instead of the decision's changed references
+	// (a preview of config manifests: "would see a changed key of configmap/app").
+	Reason string
 }
 
 // Name is "namespace/name".

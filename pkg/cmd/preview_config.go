@@ -1,0 +1,52 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+)
+
+// configObjects returns the v1 ConfigMaps and Secrets of a manifest set, in order.
+func configObjects(set *manifest.Set) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range set.Others {
+		gvk := o.Object.GroupVersionKind()
+		if gvk.Group == "" && gvk.Version == "v1" && (gvk.Kind == "ConfigMap" || gvk.Kind == "Secret") {
+			out = append(out, o.Object)
+		}
+	}
+	return out
+}
+
+// runConfig previews a manifest set of ConfigMaps and Secrets (and no Deployment): each is
+// dry-run on the server, and the Deployments of its namespace whose pods would see a changed
+// key are shown with the restart's plan (oneshot.PreviewConfig). Nothing is changed.
+func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs []*unstructured.Unstructured) error {
+	switch {
+	case o.StateFile != "":
+		return errors.New("a ConfigMap or Secret manifest is previewed against the cluster (a server-side dry run, then its namespace's Deployments): drop --state-file")
+	case o.Change.Any():
+		return errors.New("--image, --replicas, --to-revision and --restart change a Deployment: the manifests hold only ConfigMaps and Secrets")
+	case !o.Output.Human():
+		return fmt.Errorf("-o %s: the preview of ConfigMap and Secret manifests is printed for humans only", o.Output.Output)
+	}
+	cs, err := o.Client()
+	if err != nil {
+		return err
+	}
+	p, err := oneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness))
+	if err != nil {
+		return err
+	}
+	if err := printer.PrintConfigPreview(o.Out, p, o.planOptions(nil)); err != nil {
+		return err
+	}
+	return o.reportErrors(set.Errors)
+}
