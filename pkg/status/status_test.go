@@ -1,13 +1,16 @@
 package status
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 )
 
 // point is one moment of a rollout of web (10 replicas, RollingUpdate 25%/25%: maxSurge 3,
@@ -143,5 +146,31 @@ func TestSettled(t *testing.T) {
 	_, stale := point{oldReplicas: 3, oldAvailable: 3, newReplicas: 10, newAvailable: 8, observed: true}.state(testutil.RollingUpdate("25%", "25%"))
 	if s := Compute(d, stale, testutil.Time(7).Time, Options{}); s.Settled || s.Phase != PhaseComplete {
 		t.Errorf("stale ReplicaSets: settled %v, phase %s; want false, Complete", s.Settled, s.Phase)
+	}
+}
+
+// TestComputeHeldByDrive: a Deployment drive holds (paused, Recreate, the drive annotation)
+// shows drive's step of its own plan, its start and why it is held, and runs no deadline.
+func TestComputeHeldByDrive(t *testing.T) {
+	d, rss := point{oldReplicas: 5, oldAvailable: 5, newReplicas: 3, newAvailable: 3, observed: true}.state(testutil.RollingUpdate("25%", "25%"))
+	started := testutil.Time(5).Time
+	held := testutil.Time(6).Time
+	st := &drive.State{Version: drive.StateVersion, PlanID: "p1", Phase: drive.PhaseForward, OriginalStrategy: d.Spec.Strategy,
+		NewReplicaSet: rss[1].Name, PreviousReplicaSet: rss[0].Name, Revision: 2, Replicas: 10, MaxSurge: 3, MaxUnavailable: 2,
+		Step: 1, Steps: 3, StartedAt: started, UpdatedAt: held, HeldSince: &held, HeldReason: "--until-step 1 reached"}
+	val, err := st.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Annotations[drive.Annotation] = val
+	d.Spec.Paused = true
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	s := Compute(d, rss, testutil.Time(7).Time, Options{})
+	if s.Step != 1 || s.Steps != 3 || !s.StartedAt.Equal(started) || s.Elapsed != 2*time.Minute {
+		t.Errorf("step %d of %d, started %v, elapsed %v; want drive's 1 of 3, %v, 2m0s", s.Step, s.Steps, s.StartedAt, s.Elapsed, started)
+	}
+	if !strings.HasPrefix(s.HeldBy, "held by kubectl rollplan drive at step 1 of 3") ||
+		!strings.HasSuffix(s.Waiting, ": --until-step 1 reached") || !s.DeadlineAt.IsZero() {
+		t.Errorf("held %q, waiting %q, deadline %v", s.HeldBy, s.Waiting, s.DeadlineAt)
 	}
 }
