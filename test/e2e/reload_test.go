@@ -442,3 +442,63 @@ func TestPreviewConfigMapManifest(t *testing.T) {
 }
 
 func ptrTrue() *bool { b := true; return &b }
+
+// TestReloadFirstSight: a Deployment without recorded checksums whose ConfigMap is edited
+// after its pods were created is "possibly stale since T" (the edit's managedFields time),
+// with that evidence, and reload restarts it; right after, nothing is stale.
+func TestReloadFirstSight(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
+	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
+	})
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	res := mustReload(t, c, ns, "deploy/web", "--dry-run=client")
+	if !strings.Contains(res.Stdout, "no evidence of stale pods") || !strings.Contains(res.Stdout, "Nothing to restart.") {
+		t.Fatalf("before the edit:\n%s", res.Stdout)
+	}
+	time.Sleep(1100 * time.Millisecond) // managedFields and creation times have 1 s resolution
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
+	res = mustReload(t, c, ns, "deploy/web", "--yes")
+	for _, want := range []string{"restart (possibly stale since ", "First sight: deployment " + ns + "/web: possibly stale since ",
+		"configmap/app data written ", "after the oldest pod of replicaset web-", "deployment.apps/web restarted"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("first-sight reload lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	res = mustReload(t, c, ns, "deploy/web", "--dry-run=client")
+	if !strings.Contains(res.Stdout, "Nothing to restart.") || !strings.Contains(res.Stdout, "configmap/app[A]: current") {
+		t.Errorf("after the restart:\n%s", res.Stdout)
+	}
+}
+
+// TestReloadDrive: --drive walks the restart with drive (held, stepped, handed back); the
+// Deployment ends on a new ReplicaSet whose template carries the checksums, with drive's
+// annotation gone.
+func TestReloadDrive(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
+	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(2), func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
+	})
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	mustReload(t, c, ns, "deploy/web", "--adopt", "--yes")
+	old := currentReplicaSet(t, c, ns, "web")
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
+	res := mustReload(t, c, ns, "deploy/web", "--drive", "--yes")
+	if !strings.Contains(res.Stdout, "deployment.apps/web restarted") || !strings.Contains(res.Stderr, "handed") {
+		t.Errorf("reload --drive:\nstdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	}
+	d := c.WaitForRollout(t, ns, "web", time.Minute)
+	if cur := currentReplicaSet(t, c, ns, "web"); cur == old {
+		t.Errorf("still on %s after the driven restart", cur)
+	}
+	if d.Spec.Template.Annotations[reload.ChecksumsAnnotation] == "" || d.Spec.Paused {
+		t.Errorf("after the drive: template annotations %v, paused %v", d.Spec.Template.Annotations, d.Spec.Paused)
+	}
+	if _, held := d.Annotations["rollplan.dev/drive"]; held {
+		t.Error("drive's annotation left on the Deployment")
+	}
+}
