@@ -14,6 +14,7 @@ LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSI
 .PHONY: all build build-race generate verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 .PHONY: bench-fleet
 .PHONY: faults
+.PHONY: bench-reload
 
 all: build
 
@@ -122,6 +123,13 @@ faults: build-race cluster-binaries ## the long fault matrix (about 15 minutes) 
 	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/faults-logs; cp -r "$$state/logs" _output/faults-logs; echo "faults: cluster logs in _output/faults-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; exit $$rc' EXIT; \
 	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
 	ROLLPLAN_FAULTS=long ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 -timeout 60m -v -run '^(TestFault|TestDrivePodsLoseAvailability)' ./test/e2e/ 2>&1 | tee _output/faults.log | grep -E '^(=== RUN|--- |\s+--- |PASS|FAIL|ok)|FAULT '; exit $${PIPESTATUS[0]}
+
+# bench-reload (issue 9): the watch mode's change-to-restart-patch latency on a local cluster
+# (--grace-period 0, and XING's default 5 s grace period), and the ConfigMap cache's memory with
+# 5,000 ConfigMaps of 10 KiB (the digest transform beside whole objects). Not part of make test.
+bench-reload: build cluster-binaries ## benchmarks of reload --watch: change-to-restart latency (grace 0 and 5 s) and informer memory (transform vs whole objects)
+	$(GO) test -run '^$$' -bench InformerMemory -benchtime 1x -count=1 ./pkg/reload/controller/
+	$(GO) test -tags e2e -run '^$$' -bench ReloadWatchLatency -benchtime 1x -count=1 -timeout 20m ./test/e2e/
 
 dist: ## reproducible static archives for linux, darwin, windows x amd64, arm64, checksums.txt and the Krew manifest, in dist/
 	$(GO) run ./hack/dist $(DIST_FLAGS) -out dist

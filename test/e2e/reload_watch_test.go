@@ -32,7 +32,7 @@ type watcher struct {
 
 // startWatcher starts the plugin with `reload --watch ARGS` against the cluster. It is
 // killed, and its stderr checked for a data race, when the test ends.
-func startWatcher(t *testing.T, c *framework.Cluster, args ...string) *watcher {
+func startWatcher(t testing.TB, c *framework.Cluster, args ...string) *watcher {
 	t.Helper()
 	w := &watcher{args: append([]string{"reload", "--watch"}, args...), done: make(chan struct{})}
 	w.cmd = exec.Command(c.PluginPath(), w.args...)
@@ -51,7 +51,7 @@ func startWatcher(t *testing.T, c *framework.Cluster, args ...string) *watcher {
 }
 
 // stop sends sig and returns the exit code (-1 when killed by the signal).
-func (w *watcher) stop(t *testing.T, sig os.Signal) int {
+func (w *watcher) stop(t testing.TB, sig os.Signal) int {
 	t.Helper()
 	_ = w.cmd.Process.Signal(sig)
 	select {
@@ -65,12 +65,12 @@ func (w *watcher) stop(t *testing.T, sig os.Signal) int {
 // reloadFixture is a namespace with ConfigMap app {a, b} and opted-in Deployments whose
 // pods read one key each through env.
 type reloadFixture struct {
-	t  *testing.T
+	t  testing.TB
 	c  *framework.Cluster
 	ns string
 }
 
-func newReloadFixture(t *testing.T) *reloadFixture {
+func newReloadFixture(t testing.TB) *reloadFixture {
 	c := framework.Get(t)
 	f := &reloadFixture{t: t, c: c, ns: c.Namespace(t)}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app"}, Data: map[string]string{"a": "1", "b": "1"}}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 	"time"
 
@@ -171,9 +172,12 @@ func (c *Controller) configChanged(obj any, changed bool) {
 	}
 }
 
-// deploymentChanged queues the Deployment GracePeriod from now: a new or changed template
-// may reference new config, and a resync re-checks it. A spec change (a new generation)
-// marks a change pending.
+// deploymentChanged queues an opted-in Deployment when what a decision reads may have
+// changed: at once when it is new or its spec or annotations changed (a new reference, an
+// adoption, a restart, an opt-in), a GracePeriod later on a resync or relist (same
+// resourceVersion: the safety net). A status-only update queues nothing (a queued key's
+// time stays the grace period after the config change that asked for it); it only wakes a
+// worker waiting for that rollout.
 func (c *Controller) deploymentChanged(old, obj any) {
 	d, ok := obj.(*appsv1.Deployment)
 	if !ok {
@@ -186,10 +190,15 @@ func (c *Controller) deploymentChanged(old, obj any) {
 		c.forget(key)
 		return
 	}
-	if o, ok := old.(*appsv1.Deployment); ok && o.Generation != d.Generation {
-		c.markPending(key, c.now())
+	o, isUpdate := old.(*appsv1.Deployment)
+	switch {
+	case !isUpdate:
+		c.queue.Add(key)
+	case o.ResourceVersion == d.ResourceVersion:
+		c.queue.AddAfter(key, c.cfg.GracePeriod)
+	case o.Generation != d.Generation || !maps.Equal(o.Annotations, d.Annotations):
+		c.queue.Add(key)
 	}
-	c.queue.AddAfter(key, c.cfg.GracePeriod)
 }
 
 func (c *Controller) deploymentDeleted(obj any) {
@@ -224,13 +233,14 @@ func (c *Controller) Run(ctx context.Context, le *LeaderElection) error {
 // ErrLeaderLost is returned by Run when the Lease was lost while leading.
 var ErrLeaderLost = errors.New("leader election lost")
 
-// runWorkers queues every cached opted-in Deployment, then runs the workers until ctx ends.
+// runWorkers queues every cached opted-in Deployment (at once: what changed while no
+// watcher ran is restarted now), then runs the workers until ctx ends.
 func (c *Controller) runWorkers(ctx context.Context) {
 	c.setLeading(true)
 	defer c.setLeading(false)
 	for _, d := range c.informers.allDeployments() {
 		if reload.OptedIn(d) {
-			c.queue.AddAfter(d.Namespace+"/"+d.Name, c.cfg.GracePeriod)
+			c.queue.Add(d.Namespace + "/" + d.Name)
 		}
 	}
 	c.queue.Run(ctx, c.cfg.MaxConcurrent, c.syncReported)

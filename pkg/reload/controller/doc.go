@@ -11,8 +11,9 @@
 //     not grow with config size and holds no Secret value.
 //   - A change to a ConfigMap or Secret queues every opted-in (reload.OptedIn) Deployment
 //     that references it, GracePeriod later (watch.Queue.AddAfter: a burst within the grace
-//     period gives one sync, as XING's restart grace period does); a Deployment event queues
-//     that Deployment the same way; the initial sync queues every opted-in Deployment.
+//     period gives one sync, as XING's restart grace period does); a Deployment that is new or
+//     whose spec or annotations changed is queued at once, a status-only update not at all;
+//     the initial sync queues every opted-in Deployment at once.
 //   - A worker decides with reload.Decide from the cache, restarts a stale Deployment with
 //     reload.RestartPatch (one guarded JSON patch of the pod template's
 //     rollplan.dev/config-checksums annotation, through pkg/kube as kubectl-rollplan),
