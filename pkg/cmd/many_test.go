@@ -424,3 +424,49 @@ func TestDriveRefusesASelection(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeHeld: resume of a Deployment drive holds shows the hand-back and says
+// "handed back by drive", alone (as always) and beside a plain paused Deployment.
+func TestResumeHeld(t *testing.T) {
+	ds, _ := newDriveStatusTest(t)
+	cs, err := ds.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cs.(*fake.Clientset)
+	api := testutil.Deployment("api").Replicas(2).Paused(true).Build()
+	if err := c.Tracker().Add(api); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Tracker().Add(testutil.ReplicaSetFor(api).OwnedBy(api).Build()); err != nil {
+		t.Fatal(err)
+	}
+	newResume := func() (*ActionOptions, *strings.Builder) {
+		streams, _, _ := testStreams()
+		o := NewActionOptions(rollout.VerbResume, streams)
+		out := &strings.Builder{}
+		o.Out = out
+		o.Client = clientOf(c)
+		o.Now = func() time.Time { return driveStatusNow }
+		o.DryRun = cmdutil.DryRunClient
+		return o, out
+	}
+
+	one, out := newResume()
+	one.Namespace, one.Name = "default", "web"
+	mustRun(t, one.Run)
+	if !strings.HasPrefix(out.String(), "deployment default/web is held by kubectl rollplan drive") ||
+		!strings.HasSuffix(out.String(), "\ndeployment.apps/web handed back by drive (dry run)\n") {
+		t.Errorf("one held Deployment:\n%s", out)
+	}
+
+	many, out := newResume()
+	selectMany(&many.Writer, c, "web", "api")
+	mustRun(t, many.Run)
+	if got := strings.Join(lines(out.String(), "deployment.apps/"), "|"); got != "deployment.apps/web handed back by drive (dry run)|deployment.apps/api resumed (dry run)" {
+		t.Errorf("result lines %q\n%s", got, out)
+	}
+	if len(writes(c)) != 0 {
+		t.Errorf("a dry run wrote: %v", writes(c))
+	}
+}
