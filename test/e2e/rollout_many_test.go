@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
@@ -239,5 +240,38 @@ func TestManyDryRunWritesNothing(t *testing.T) {
 	}
 	if got := restarted(t, c, ns); len(got) != 0 {
 		t.Errorf("restarted by a dry run: %v", got)
+	}
+}
+
+// TestResumeHeldAmongMany: resume of two named Deployments, one held by drive at step 1 and
+// one paused by kubectl: the held one is handed back (original strategy, not paused, no drive
+// annotation) and rolls out to the end, the other is resumed, each with its result line.
+func TestResumeHeldAmongMany(t *testing.T) {
+	s := newDriveSetup(t, 4, "25%", "25%")
+	createTiered(t, s.c, s.ns, "x", "api")
+	if k := s.c.Kubectl(t, "rollout", "pause", "-n", s.ns, "deploy/api"); k.ExitCode != 0 {
+		t.Fatalf("kubectl rollout pause: %s", k.Stderr)
+	}
+	if res := s.plugin(t, "drive", "deploy/web", "--image", "app=nginx:1.19", "--yes", "--until-step", "1"); res.ExitCode != 4 {
+		t.Fatalf("drive --until-step 1: exit %d\n%s", res.ExitCode, res.Stderr)
+	}
+	res := s.plugin(t, "resume", "deploy/web", "deploy/api", "--yes")
+	if res.ExitCode != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if got := resultLines(res.Stdout); !slices.Equal(got, []string{"deployment.apps/web handed back by drive", "deployment.apps/api resumed"}) {
+		t.Errorf("result lines %q", got)
+	}
+	if !strings.Contains(res.Stdout, "resume hands it back to the controller where it stands") {
+		t.Errorf("no hand-back preview:\n%s", res.Stdout)
+	}
+	web := s.c.WaitForRollout(t, s.ns, "web", time.Minute)
+	if web.Spec.Paused || web.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || web.Annotations[drive.Annotation] != "" ||
+		web.Spec.Template.Spec.Containers[0].Image != "nginx:1.19" {
+		t.Errorf("web after the hand-back: paused %v, strategy %s, drive annotation %q, image %s", web.Spec.Paused,
+			web.Spec.Strategy.Type, web.Annotations[drive.Annotation], web.Spec.Template.Spec.Containers[0].Image)
+	}
+	if api := deployments(t, s.c, s.ns)["api"]; api.Spec.Paused {
+		t.Error("api is still paused")
 	}
 }
