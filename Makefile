@@ -15,6 +15,7 @@ LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSI
 .PHONY: bench-fleet
 .PHONY: faults
 .PHONY: bench-reload
+.PHONY: bench-manifests
 
 all: build
 
@@ -159,6 +160,14 @@ bench: build ## benchmarks (planner speed and memory; drive's reaction time besi
 # (a small version, TestFleetPreviewAllRequests, is in make e2e). Runs the static build.
 bench-fleet: build cluster-binaries ## preview --all of 2,000 Deployments / 8,000 ReplicaSets beside kubectl get deploy,rs -o json: wall-time ratio, requests, peak memory
 	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkFleetPreview$$' -benchtime 1x -count=1 -timeout 60m -v ./test/e2e/
+
+# bench-manifests (issue 8): on a private local cluster, `kubectl rollplan preview -f DIR` of a
+# manifest set of MANIFEST_DEPLOYMENTS (200) Deployments, half live (an update), half new (a
+# create), beside `kubectl diff -f DIR` of the same set, MANIFEST_ROUNDS (3) rounds in one run:
+# median wall times, requests by verb and resource (-v=6), peak RSS. Not part of make test (the
+# e2e TestPreviewManifestSet is). Runs the static build.
+bench-manifests: build cluster-binaries ## preview -f of a 200-Deployment manifest set beside kubectl diff -f: wall time, requests, peak memory
+	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkManifestPreview$$' -benchtime 1x -count=1 -timeout 30m -v ./test/e2e/
 
 update-golden: ## regenerate golden files
 	$(GO) test ./... -update

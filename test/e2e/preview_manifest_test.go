@@ -44,7 +44,7 @@ metadata: {name: changed}
 spec: {selector: {app: changed}, ports: [{port: 80}]}
 `
 
-func writeManifests(t *testing.T, dir string, files map[string]string) {
+func writeManifests(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

@@ -1,0 +1,192 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
+)
+
+// BenchmarkManifestPreview (make bench-manifests) measures `kubectl rollplan preview -f DIR`
+// of a manifest set of MANIFEST_DEPLOYMENTS (default 200) Deployments, half of them live
+// (applied first at 0 replicas: the set changes their image and scales them to 3, an update)
+// and half new (a create), one file each, plus a ConfigMap; beside `kubectl diff -f DIR` of
+// the same set in the same run (kubectl's own preview of an apply: a GET and a server-side
+// dry run per object). MANIFEST_ROUNDS (default 3) rounds, each running the two one after the
+// other, their stdout read and dropped. Reported: the median wall times, the requests each
+// sent by verb and resource (client-go's log at -v=6, one extra run each) and the peak
+// resident memory of each process (GNU time %M, see benchMeasure).
+func BenchmarkManifestPreview(b *testing.B) {
+	c := framework.Get(b)
+	n, rounds := benchEnvInt("MANIFEST_DEPLOYMENTS", 200), benchEnvInt("MANIFEST_ROUNDS", 3)
+	ns := c.Namespace(b)
+	live, set := b.TempDir(), b.TempDir()
+	for i := range n {
+		name := fmt.Sprintf("m%03d", i)
+		manifest := manifestDeployment(name, 3, "nginx:1.19")
+		if i%2 == 0 {
+			writeManifests(b, live, map[string]string{name + ".yaml": manifestDeployment(name, 0, "nginx:1.18")})
+		}
+		writeManifests(b, set, map[string]string{name + ".yaml": manifest})
+	}
+	writeManifests(b, set, map[string]string{"zz-config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"})
+	if res := c.Kubectl(b, "apply", "-n", ns, "-f", live); res.ExitCode != 0 {
+		b.Fatalf("kubectl apply: %s", res.Stderr)
+	}
+
+	plugin := []string{c.PluginPath(), "preview", "-n", ns, "-f", set, "--summary"}
+	kubectl := []string{c.KubectlPath(), "diff", "-n", ns, "-f", set}
+	env := append(c.Env(), "KUBECTL_EXTERNAL_DIFF=true") // kubectl diff's diff program: its output is not measured
+	pluginReqs, kubectlReqs := benchRequests(b, env, plugin), benchRequests(b, env, kubectl)
+	for range b.N {
+		var pw, kw []time.Duration
+		var pm, km int64
+		for range rounds {
+			d, m := benchMeasure(b, env, plugin)
+			pw, pm = append(pw, d), max(pm, m)
+			d, m = benchMeasure(b, env, kubectl)
+			kw, km = append(kw, d), max(km, m)
+		}
+		p, k := benchMedian(pw), benchMedian(kw)
+		b.ReportMetric(p.Seconds(), "rollplan-s")
+		b.ReportMetric(k.Seconds(), "kubectl-diff-s")
+		b.ReportMetric(float64(len(pluginReqs)), "rollplan-requests")
+		b.ReportMetric(float64(len(kubectlReqs)), "kubectl-diff-requests")
+		b.ReportMetric(float64(pm)/1024, "rollplan-maxrss-MiB")
+		b.ReportMetric(float64(km)/1024, "kubectl-diff-maxrss-MiB")
+		b.Logf("\n%d Deployments (%d live, %d new) and 1 ConfigMap, one file each\n%-40s %-26s %-9s %s\n%-40s %-26s %-9d %.1f MiB\n%-40s %-26s %-9d %.1f MiB",
+			n, (n+1)/2, n/2, "command", "wall s (rounds; median)", "requests", "peak RSS",
+			"kubectl rollplan preview -f DIR", benchDurations(pw, p), len(pluginReqs), float64(pm)/1024,
+			"kubectl diff -f DIR", benchDurations(kw, k), len(kubectlReqs), float64(km)/1024)
+		b.Logf("rollplan's requests: %s", benchTally(pluginReqs))
+		b.Logf("kubectl diff's requests: %s", benchTally(kubectlReqs))
+	}
+	// The reads are the two LISTs of the namespace; the rest are the dry runs, one per Deployment.
+	tally := benchTally(pluginReqs)
+	want := fmt.Sprintf("GET deployments x1, GET replicasets x1, POST deployments?dryRun x%d, PUT deployments?dryRun x%d", n/2, (n+1)/2)
+	if tally != want {
+		b.Errorf("rollplan's requests: %s; want %s", tally, want)
+	}
+}
+
+// benchMeasure runs argv with env, its stdout read and dropped, and returns its wall time and
+// peak resident memory (KiB). An exit code of 1 is kubectl diff's "differences found".
+//
+// The memory is GNU time's %M (/usr/bin/time, which forks the command from its own small
+// process): the rusage of a child this test starts directly is not the command's, as Linux
+// records the RSS of the mm an exec replaces (the test binary's, shared through Go's vfork)
+// in ru_maxrss. Without /usr/bin/time it is 0.
+func benchMeasure(b *testing.B, env, argv []string) (time.Duration, int64) {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "maxrss")
+	run := argv
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		run = append([]string{"/usr/bin/time", "-f", "%M", "-o", out}, argv...)
+	}
+	cmd := exec.Command(run[0], run[1:]...)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = benchDiscard{}, &stderr
+	began := time.Now()
+	err := cmd.Run()
+	wall := time.Since(began)
+	if err != nil && cmd.ProcessState.ExitCode() != 1 {
+		b.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
+	}
+	raw, _ := os.ReadFile(out)
+	fields := strings.Fields(string(raw)) // "Command exited with non-zero status 1" comes first then
+	if len(fields) == 0 {
+		return wall, 0
+	}
+	kib, _ := strconv.ParseInt(fields[len(fields)-1], 10, 64)
+	return wall, kib
+}
+
+// requestLine matches client-go's request log at -v=6 (round_trippers: verb and URL).
+var requestLine = regexp.MustCompile(`verb="([A-Z]+)" url="([^"]+)"`)
+
+// benchRequests runs argv once more with -v=6 and returns its API requests as "VERB URL".
+func benchRequests(b *testing.B, env, argv []string) []string {
+	b.Helper()
+	cmd := exec.Command(argv[0], append(slices.Clone(argv[1:]), "-v=6")...)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = benchDiscard{}, &stderr
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
+		b.Fatalf("%s -v=6: %v\n%s", strings.Join(argv, " "), err, stderr.String())
+	}
+	var out []string
+	for _, m := range requestLine.FindAllStringSubmatch(stderr.String(), -1) {
+		out = append(out, m[1]+" "+m[2])
+	}
+	if len(out) == 0 {
+		b.Fatalf("%s -v=6 logged no request:\n%s", strings.Join(argv, " "), stderr.String())
+	}
+	return out
+}
+
+// benchTally counts requests by verb and resource ("GET deployments x1, PUT
+// deployments?dryRun x100"), in order of first appearance.
+func benchTally(reqs []string) string {
+	var keys []string
+	counts := map[string]int{}
+	for _, r := range reqs {
+		verb, raw, _ := strings.Cut(r, " ")
+		key := verb + " " + raw
+		if u, err := url.Parse(raw); err == nil {
+			key = verb + " " + u.Path + " (discovery)"
+			parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+			if i := slices.Index(parts, "namespaces"); i >= 0 && i+2 < len(parts) {
+				key = verb + " " + parts[i+2] // .../namespaces/NS/RESOURCE[/NAME]
+				if u.Query().Has("dryRun") {
+					key += "?dryRun"
+				}
+			}
+		}
+		if counts[key] == 0 {
+			keys = append(keys, key)
+		}
+		counts[key]++
+	}
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s x%d", k, counts[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+type benchDiscard struct{}
+
+func (benchDiscard) Write(p []byte) (int, error) { return len(p), nil }
+
+func benchMedian(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func benchDurations(ds []time.Duration, med time.Duration) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, fmt.Sprintf("%.2f", d.Seconds()))
+	}
+	return fmt.Sprintf("%s; %.2f", strings.Join(parts, " "), med.Seconds())
+}
+
+func benchEnvInt(key string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
