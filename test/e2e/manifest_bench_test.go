@@ -150,11 +150,14 @@ func benchTally(reqs []string) string {
 		if u, err := url.Parse(raw); err == nil {
 			key = verb + " " + u.Path + " (discovery)"
 			parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-			if i := slices.Index(parts, "namespaces"); i >= 0 && i+2 < len(parts) {
+			switch i := slices.Index(parts, "namespaces"); {
+			case i >= 0 && i+2 < len(parts):
 				key = verb + " " + parts[i+2] // .../namespaces/NS/RESOURCE[/NAME]
 				if u.Query().Has("dryRun") {
 					key += "?dryRun"
 				}
+			case i >= 0:
+				key = verb + " namespaces" // the namespace itself (kubectl diff checks it)
 			}
 		}
 		if counts[key] == 0 {
