@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +28,7 @@ import (
 // resident memory of each process (GNU time %M, see benchMeasure).
 func BenchmarkManifestPreview(b *testing.B) {
 	c := framework.Get(b)
-	n, rounds := benchEnvInt("MANIFEST_DEPLOYMENTS", 200), benchEnvInt("MANIFEST_ROUNDS", 3)
+	n, rounds := envInt("MANIFEST_DEPLOYMENTS", 200), envInt("MANIFEST_ROUNDS", 3)
 	ns := c.Namespace(b)
 	live, set := b.TempDir(), b.TempDir()
 	for i := range n {
@@ -58,7 +57,7 @@ func BenchmarkManifestPreview(b *testing.B) {
 			d, m = benchMeasure(b, env, kubectl)
 			kw, km = append(kw, d), max(km, m)
 		}
-		p, k := benchMedian(pw), benchMedian(kw)
+		p, k := median(pw), median(kw)
 		b.ReportMetric(p.Seconds(), "rollplan-s")
 		b.ReportMetric(k.Seconds(), "kubectl-diff-s")
 		b.ReportMetric(float64(len(pluginReqs)), "rollplan-requests")
@@ -67,8 +66,8 @@ func BenchmarkManifestPreview(b *testing.B) {
 		b.ReportMetric(float64(km)/1024, "kubectl-diff-maxrss-MiB")
 		b.Logf("\n%d Deployments (%d live, %d new) and 1 ConfigMap, one file each\n%-40s %-26s %-9s %s\n%-40s %-26s %-9d %.1f MiB\n%-40s %-26s %-9d %.1f MiB",
 			n, (n+1)/2, n/2, "command", "wall s (rounds; median)", "requests", "peak RSS",
-			"kubectl rollplan preview -f DIR", benchDurations(pw, p), len(pluginReqs), float64(pm)/1024,
-			"kubectl diff -f DIR", benchDurations(kw, k), len(kubectlReqs), float64(km)/1024)
+			"kubectl rollplan preview -f DIR", durations(pw, p), len(pluginReqs), float64(pm)/1024,
+			"kubectl diff -f DIR", durations(kw, k), len(kubectlReqs), float64(km)/1024)
 		b.Logf("rollplan's requests: %s", benchTally(pluginReqs))
 		b.Logf("kubectl diff's requests: %s", benchTally(kubectlReqs))
 	}
@@ -100,7 +99,7 @@ func benchMeasure(b *testing.B, env, argv []string) (time.Duration, int64) {
 	cmd := exec.Command(run[0], run[1:]...)
 	cmd.Env = env
 	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = benchDiscard{}, &stderr
+	cmd.Stdout, cmd.Stderr = discard{}, &stderr
 	began := time.Now()
 	err := cmd.Run()
 	wall := time.Since(began)
@@ -116,23 +115,18 @@ func benchMeasure(b *testing.B, env, argv []string) (time.Duration, int64) {
 	return wall, kib
 }
 
-// requestLine matches client-go's request log at -v=6 (round_trippers: verb and URL).
-var requestLine = regexp.MustCompile(`verb="([A-Z]+)" url="([^"]+)"`)
-
-// benchRequests runs argv once more with -v=6 and returns its API requests as "VERB URL".
+// benchRequests runs argv once more with -v=6 and returns its API requests as "VERB PATH"
+// (fleet_test.go's requests); unlike countRequests it accepts kubectl diff's exit code 1.
 func benchRequests(b *testing.B, env, argv []string) []string {
 	b.Helper()
 	cmd := exec.Command(argv[0], append(slices.Clone(argv[1:]), "-v=6")...)
 	cmd.Env = env
 	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = benchDiscard{}, &stderr
+	cmd.Stdout, cmd.Stderr = discard{}, &stderr
 	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
 		b.Fatalf("%s -v=6: %v\n%s", strings.Join(argv, " "), err, stderr.String())
 	}
-	var out []string
-	for _, m := range requestLine.FindAllStringSubmatch(stderr.String(), -1) {
-		out = append(out, m[1]+" "+m[2])
-	}
+	out := requests(stderr.String())
 	if len(out) == 0 {
 		b.Fatalf("%s -v=6 logged no request:\n%s", strings.Join(argv, " "), stderr.String())
 	}
@@ -171,29 +165,4 @@ func benchTally(reqs []string) string {
 		parts = append(parts, fmt.Sprintf("%s x%d", k, counts[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-type benchDiscard struct{}
-
-func (benchDiscard) Write(p []byte) (int, error) { return len(p), nil }
-
-func benchMedian(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func benchDurations(ds []time.Duration, med time.Duration) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, fmt.Sprintf("%.2f", d.Seconds()))
-	}
-	return fmt.Sprintf("%s; %.2f", strings.Join(parts, " "), med.Seconds())
-}
-
-func benchEnvInt(key string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(key)); err == nil && v > 0 {
-		return v
-	}
-	return def
 }
