@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,24 @@ func TestStatusWatchFollowsToCompletion(t *testing.T) {
 	if !strings.Contains(lines[0], "step 3/6") || !strings.Contains(lines[len(lines)-1], "step 6/6") ||
 		!strings.Contains(lines[len(lines)-1], `deployment "web" successfully rolled out`) {
 		t.Errorf("first line should be step 3/6, the last step 6/6 and complete:\n%s", out)
+	}
+}
+
+// TestStatusWatchRedrawsOnATerminal: on a terminal the block is drawn, then redrawn in place
+// (cursor up over its lines, clear) at the next tick.
+func TestStatusWatchRedrawsOnATerminal(t *testing.T) {
+	d, rss := statusMidRollout("ReplicaSetUpdated")
+	o, out := newStatusTest(fakeClient(d, rss), "deploy/web")
+	o.Watch, o.Timeout, o.Terminal = true, 1500*time.Millisecond, func() bool { return true }
+	if code, msg := exit(o.Run); code != ExitTimedOut {
+		t.Fatalf("exit %d %q, want %d", code, msg, ExitTimedOut)
+	}
+	blocks := strings.Split(out.String(), "\x1b[")
+	if len(blocks) < 2 || !strings.HasPrefix(blocks[0], "Deployment:   default/web") {
+		t.Fatalf("want a block then at least one redraw:\n%q", out.String())
+	}
+	lines := strings.Count(blocks[0], "\n")
+	if want := fmt.Sprintf("%dA", lines); !strings.HasPrefix(blocks[1], want) {
+		t.Errorf("redraw moves up %q, want %q (the first block's lines)", blocks[1][:3], want)
 	}
 }
