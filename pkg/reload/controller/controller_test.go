@@ -156,6 +156,29 @@ func TestMissingSecretRefusesWithAWarningEvent(t *testing.T) {
 	}
 }
 
+func TestPausedDeploymentIsRefusedUntilResumed(t *testing.T) {
+	cm := configMap("app", map[string]string{"a": "1"})
+	web := recorded(deployment("web", "app", ""), cm)
+	web.Spec.Paused = true
+	h := start(t, Config{}, cm, web)
+	h.updateConfigMap(configMap("app", map[string]string{"a": "2"}))
+	h.eventually("a refusal", func() bool { return counterValue(t, h.metrics, "rollplan_reload_refusals_total") == 1 })
+	settle(0)
+	if p := h.patches(); len(p) != 0 {
+		t.Fatalf("patched %v a paused Deployment", p)
+	}
+	if ev := h.events("web"); !contains(ev, ReasonRefused+" restart of deployment shop/web refused: it is paused") {
+		t.Errorf("events %q, want a %s naming the pause", ev, ReasonRefused)
+	}
+	d := h.deployment("web")
+	d.Spec.Paused = false
+	d.Generation++
+	if _, err := h.cs.AppsV1().Deployments(ns).Update(context.Background(), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the restart after resume", func() bool { return contains(h.patches(), "web") })
+}
+
 func TestMaxConcurrentWaitsForTheRolloutBeforeTheNextRestart(t *testing.T) {
 	cm := configMap("app", map[string]string{"a": "1"})
 	one := recorded(deployment("one", "app", ""), cm)

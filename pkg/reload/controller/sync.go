@@ -41,6 +41,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	dec := c.decide(d)
 	action := watchAction(dec)
+	if action == reload.ActionRestart && d.Spec.Paused {
+		// As the one-shot command (oneshot.Target.Refusal) and kubectl rollout restart: the
+		// controller would not roll a paused Deployment out. Resuming it queues it again.
+		action = reload.ActionRefuse
+		dec.Refusal = fmt.Errorf("restart of deployment %s refused: it is paused, so the controller would not roll it out: run `kubectl rollplan resume deploy/%s` first", key, d.Name)
+	}
 	if action == reload.ActionRefuse {
 		c.reportRefusal(key, d, dec)
 		return nil
