@@ -34,6 +34,12 @@
 // ValidatingAdmissionPolicy refusing the one dangerous edit of a held Deployment: unpausing
 // it while the strategy is Recreate.
 //
+// Faults: every read and write of a run goes through the transient-failure policy of
+// pkg/kube (retry.go: kube.Retry for the step's progress timeout; a state write until the
+// lease would lapse), a write retried after a lost answer is resolved with kube.Applied, and
+// the waits are informers (re-listed after a 410). A run that ends with the Deployment still
+// held returns a *HeldError (intact or not) for the closing block.
+//
 // Not modelled: Deployments with strategy Recreate (nothing to step through), ReplicaSet
 // hash collisions (refused), minReadySeconds beyond what status.availableReplicas reports.
 package drive

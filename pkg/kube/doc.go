@@ -14,6 +14,10 @@
 //     forbidden, transient);
 //   - the one retry policy (Backoff) and its runners (OnError, RetryOnConflict), built on
 //     k8s.io/client-go/util/retry and k8s.io/apimachinery/pkg/util/wait;
+//   - the transient-failure policy (IsTransient, TransientBackoff, Retry: capped exponential
+//     backoff with jitter and the server's Retry-After, until a deadline) and Applied, which
+//     tells a write refused by its guard after a lost answer from one never made (a write is
+//     never applied twice);
 //   - the server-side dry run of a Deployment (DryRunUpdate);
 //   - Events through client-go's event broadcaster (Recorder).
 //
