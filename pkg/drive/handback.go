@@ -278,6 +278,23 @@ func TidyLeftovers(ctx context.Context, client kubernetes.Interface, namespace, 
 	return tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil)
 }
 
+// sendHandBack makes the hand-back write of dep (state s, template tmpl for an abort)
+// through transient failures, never twice (kube.Retry, kube.Applied with showsHandBack).
+func sendHandBack(ctx context.Context, client kubernetes.Interface, dep *appsv1.Deployment, s *State, tmpl *corev1.PodTemplateSpec) (*appsv1.Deployment, error) {
+	var got *appsv1.Deployment
+	get := func(ctx context.Context) (*appsv1.Deployment, error) {
+		return client.AppsV1().Deployments(dep.Namespace).Get(ctx, dep.Name, metav1.GetOptions{})
+	}
+	err := kube.Retry{}.Do(ctx, func(retried bool) error {
+		var err error
+		if got, err = kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl)); err != nil {
+			got, err = kube.Applied(ctx, retried, err, get, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
+		}
+		return err
+	})
+	return got, err
+}
+
 // HandBackOptions configure HandBack.
 type HandBackOptions struct {
 	// Force hands back even while another driver's lease is valid (that driver then stops).
@@ -345,17 +362,7 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 			tmpl = previousTemplate(prev)
 		}
 	}
-	var got *appsv1.Deployment
-	get := func(ctx context.Context) (*appsv1.Deployment, error) {
-		return client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
-	}
-	err = kube.Retry{}.Do(ctx, func(retried bool) error {
-		var err error
-		if got, err = kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl)); err != nil {
-			got, err = kube.Applied(ctx, retried, err, get, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
-		}
-		return err
-	})
+	got, err := sendHandBack(ctx, client, dep, s, tmpl)
 	if errors.Is(err, kube.ErrGuard) {
 		return nil, fmt.Errorf("%s changed while handing it back: nothing written; run the command again", ref)
 	}
