@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
@@ -55,7 +56,7 @@ func LoadFleet(ctx context.Context, client kubernetes.Interface, scope Scope) ([
 			return nil
 		})
 	if err != nil {
-		return nil, liveError("list", "deployments", scope.Namespace, "", err)
+		return nil, fleetError("deployments", scope.Namespace, err)
 	}
 	if len(ds) == 0 {
 		return nil, nil
@@ -74,9 +75,20 @@ func LoadFleet(ctx context.Context, client kubernetes.Interface, scope Scope) ([
 			return nil
 		})
 	if err != nil {
-		return nil, liveError("list", "replicasets", scope.Namespace, "", err)
+		return nil, fleetError("replicasets", scope.Namespace, err)
 	}
 	return GroupReplicaSets(ds, rss, "cluster"), nil
+}
+
+// fleetError is liveError for a LIST of resource in namespace, or, with namespace "" (-A),
+// in every namespace: a Forbidden response then names the cluster-wide permission to ask for.
+func fleetError(resource, namespace string, err error) error {
+	if namespace != "" || !apierrors.IsForbidden(err) {
+		return liveError("list", resource, namespace, "", err)
+	}
+	return &apiError{err: err, msg: fmt.Sprintf(
+		"list %s.apps in all namespaces: forbidden: rollplan needs permission to list %s (apps) cluster-wide for -A; check with `kubectl auth can-i list %s.apps -A`, or give a namespace with -n (%v)",
+		resource, resource, resource, err)}
 }
 
 // listPages lists with a pager of page size scope.ChunkSize and calls each on every item.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
@@ -307,7 +308,11 @@ func TestLoadFleetForbidden(t *testing.T) {
 	defer srv.Close()
 	c, _ := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
 	_, err := LoadFleet(context.Background(), c, Scope{Namespace: "shop", ChunkSize: 500})
-	if err == nil || !strings.Contains(err.Error(), "rollplan needs permission to list deployments (apps) in namespace \"shop\"") {
+	if err == nil || !strings.Contains(err.Error(), "rollplan needs permission to list deployments (apps) in namespace \"shop\"") || !apierrors.IsForbidden(err) {
 		t.Errorf("%v", err)
+	}
+	_, err = LoadFleet(context.Background(), c, Scope{ChunkSize: 500})
+	if err == nil || !strings.HasPrefix(err.Error(), "list deployments.apps in all namespaces: forbidden: rollplan needs permission to list deployments (apps) cluster-wide for -A; check with `kubectl auth can-i list deployments.apps -A`") || !apierrors.IsForbidden(err) {
+		t.Errorf("-A: %v", err)
 	}
 }

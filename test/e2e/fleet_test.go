@@ -109,10 +109,12 @@ func createOne(t testing.TB, client kubernetes.Interface, ns, name string, olds 
 }
 
 // waitSettled waits until want ReplicaSets of ns have a controller: the Deployment
-// controller adopted the old ones and made the new ones.
+// controller adopted the old ones and made the new ones. It waits at most 5 minutes plus 50ms
+// per ReplicaSet (the controller adopts and creates them a few at a time).
 func waitSettled(t testing.TB, c *framework.Cluster, ns string, want int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Minute)
+	limit := 5*time.Minute + time.Duration(want)*50*time.Millisecond
+	deadline := time.Now().Add(limit)
 	for {
 		rss, err := c.Client.AppsV1().ReplicaSets(ns).List(t.Context(), metav1.ListOptions{})
 		if err != nil {
@@ -128,7 +130,7 @@ func waitSettled(t testing.TB, c *framework.Cluster, ns string, want int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("namespace %s: %d of %d ReplicaSets owned after 5 minutes", ns, owned, want)
+			t.Fatalf("namespace %s: %d of %d ReplicaSets owned after %s", ns, owned, want, limit)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
