@@ -502,3 +502,35 @@ func TestReloadDrive(t *testing.T) {
 		t.Error("drive's annotation left on the Deployment")
 	}
 }
+
+// TestReloadTimeoutStopsPacing: the first of two restarts never completes (its new pods stay
+// unready): after --timeout reload names it, starts no further restart and exits 1.
+func TestReloadTimeoutStopsPacing(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
+	env := func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
+	}
+	createReloadDeployment(t, c, ns, framework.NewDeployment("slow").Replicas(1).Hold(), env)
+	stop := c.AutoRelease(t, ns, "app=slow")
+	c.WaitForRollout(t, ns, "slow", time.Minute)
+	stop()
+	createReloadDeployment(t, c, ns, framework.NewDeployment("next").Replicas(1), env)
+	c.WaitForRollout(t, ns, "next", time.Minute)
+	mustReload(t, c, ns, "deploy/slow", "deploy/next", "--adopt", "--yes")
+	gen := getNamed(t, c, ns, "next").Generation
+	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
+	res := reloadRun(t, c, ns, "deploy/slow", "deploy/next", "--timeout", "5s", "--yes")
+	if res.ExitCode != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	for _, want := range []string{"the rollout of deployment " + ns + "/slow did not complete within 5s", "restart of deployment " + ns + "/next not started"} {
+		if !strings.Contains(res.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
+		}
+	}
+	if g := getNamed(t, c, ns, "next").Generation; g != gen {
+		t.Errorf("next was restarted after slow timed out: generation %d -> %d", gen, g)
+	}
+}

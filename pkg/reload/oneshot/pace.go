@@ -81,12 +81,12 @@ func Restart(ctx context.Context, client kubernetes.Interface, targets []*Target
 		select {
 		case p.slots <- struct{}{}:
 		case <-ctx.Done():
-			results[i].Err = fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(ctx))
+			results[i].Err = fmt.Errorf("restart of deployment %s %w: %w", t.Name(), ErrNotStarted, context.Cause(ctx))
 			continue
 		}
 		if p.stopped() {
 			<-p.slots
-			results[i].Err = fmt.Errorf("%w: an earlier restart failed", ErrNotStarted)
+			results[i].Err = fmt.Errorf("restart of deployment %s %w: an earlier restart failed or timed out", t.Name(), ErrNotStarted)
 			continue
 		}
 		wg.Add(1)
