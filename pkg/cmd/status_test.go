@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,10 +120,17 @@ func TestStatusExitCodes(t *testing.T) {
 func TestStatusWatchFollowsToCompletion(t *testing.T) {
 	d, rss := statusMidRollout("ReplicaSetUpdated")
 	client := fakeClient(d, rss)
-	o, out := newStatusTest(client, "deploy/web")
+	o, _ := newStatusTest(client, "deploy/web")
+	out := &firstWrite{written: make(chan struct{})}
+	o.Out = out
 	o.Watch, o.Timeout = true, 10*time.Second
 	go func() {
-		time.Sleep(200 * time.Millisecond)
+		// The rollout moves on only after --watch printed where it stood (step 3/6): a fixed
+		// sleep raced the informers' first sync on a loaded machine.
+		select {
+		case <-out.written:
+		case <-time.After(5 * time.Second):
+		}
 		ctx := context.Background()
 		newRS := rss[1].DeepCopy()
 		newRS.Spec.Replicas = ptr.To[int32](10)
@@ -148,6 +156,30 @@ func TestStatusWatchFollowsToCompletion(t *testing.T) {
 		!strings.Contains(lines[len(lines)-1], `deployment "web" successfully rolled out`) {
 		t.Errorf("first line should be step 3/6, the last step 6/6 and complete:\n%s", out)
 	}
+}
+
+// firstWrite is an output safe to read while --watch writes it; written is closed at the
+// first write.
+type firstWrite struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	written chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.b.Write(p)
+	if n > 0 && w.b.Len() == n {
+		close(w.written)
+	}
+	return n, err
+}
+
+func (w *firstWrite) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // TestStatusWatchRedrawsOnATerminal: on a terminal the block is drawn, then redrawn in place
