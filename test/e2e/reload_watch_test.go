@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -355,4 +356,74 @@ func writeTemp(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestReloadWatchMaxConcurrentOneRolloutInFlight: three opted-in Deployments (4 replicas,
+// maxSurge 1, maxUnavailable 0) read the same key; one edit with --max-concurrent 1 restarts
+// all three, and a watch of the Deployments never sees two restarted rollouts in flight at
+// once (`kubectl rollout status`'s rule).
+func TestReloadWatchMaxConcurrentOneRolloutInFlight(t *testing.T) {
+	f := newReloadFixture(t)
+	names := []string{"one", "two", "three"}
+	for _, n := range names {
+		d := framework.NewDeployment(n).Replicas(4).RollingUpdate("1", "0").Build()
+		d.Annotations = map[string]string{reload.ReloadAnnotation: "true"}
+		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", ValueFrom: &corev1.EnvVarSource{
+			ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "app"}, Key: "a"}}}}
+		if _, err := f.c.Client.AppsV1().Deployments(f.ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		f.c.WaitForRollout(t, f.ns, n, time.Minute)
+	}
+	w := startWatcher(t, f.c, "-n", f.ns, "--grace-period", "0", "--max-concurrent", "1")
+	f.eventually("all adopted", time.Minute, func() bool {
+		return adopted(f.get("one")) && adopted(f.get("two")) && adopted(f.get("three"))
+	}, w)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	wi, err := f.c.Client.AppsV1().Deployments(f.ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	inFlight := map[string]bool{}
+	maxInFlight, restarted := 0, map[string]bool{}
+	go func() {
+		for ev := range wi.ResultChan() {
+			d, ok := ev.Object.(*appsv1.Deployment)
+			if !ok {
+				continue
+			}
+			_, done, _ := framework.RolloutStatus(d)
+			mu.Lock()
+			if restartedWith(d) != "" {
+				restarted[d.Name] = true
+				inFlight[d.Name] = !done
+			}
+			n := 0
+			for _, v := range inFlight {
+				if v {
+					n++
+				}
+			}
+			maxInFlight = max(maxInFlight, n)
+			mu.Unlock()
+		}
+	}()
+	f.setKey("a", "2")
+	f.eventually("three restarts, all complete", 3*time.Minute, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		busy := false
+		for _, v := range inFlight {
+			busy = busy || v
+		}
+		return len(restarted) == 3 && !busy
+	}, w)
+	mu.Lock()
+	defer mu.Unlock()
+	if maxInFlight != 1 {
+		t.Errorf("at most %d restarted rollouts in flight at once, want 1 (--max-concurrent 1)\nwatcher stdout:\n%s", maxInFlight, w.stdout.String())
+	}
 }
