@@ -427,3 +427,33 @@ func TestReloadWatchMaxConcurrentOneRolloutInFlight(t *testing.T) {
 		t.Errorf("at most %d restarted rollouts in flight at once, want 1 (--max-concurrent 1)\nwatcher stdout:\n%s", maxInFlight, w.stdout.String())
 	}
 }
+
+// TestReloadWatchMissingSecretRefuses: a Deployment whose pods read a Secret that does not
+// exist (not optional) is neither adopted nor restarted when its ConfigMap changes; a
+// ConfigReloadRefused Warning names the Secret; once the Secret exists, it is adopted.
+func TestReloadWatchMissingSecretRefuses(t *testing.T) {
+	f := newReloadFixture(t)
+	d := framework.NewDeployment("web").Build()
+	d.Annotations = map[string]string{reload.ReloadAnnotation: "true"}
+	d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{
+		{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "app"}}},
+		{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}}},
+	}
+	if _, err := f.c.Client.AppsV1().Deployments(f.ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatcher(t, f.c, "-n", f.ns, "--grace-period", "0")
+	f.setKey("a", "2")
+	f.eventually("a ConfigReloadRefused event naming secret/db", time.Minute, func() bool {
+		ev, err := f.c.Client.CoreV1().Events(f.ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=web,reason=ConfigReloadRefused"})
+		return err == nil && len(ev.Items) == 1 && strings.Contains(ev.Items[0].Message, "secret/db not found")
+	}, w)
+	if now := f.get("web"); adopted(now) || restartedWith(now) != "" {
+		t.Fatalf("web written although secret/db is missing: annotations %v, template %v", now.Annotations, now.Spec.Template.Annotations)
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Data: map[string][]byte{"password": []byte("x")}}
+	if _, err := f.c.Client.CoreV1().Secrets(f.ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.eventually("web adopted once secret/db exists", time.Minute, func() bool { return adopted(f.get("web")) }, w)
+}
