@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
@@ -29,12 +30,13 @@ func (o *PreviewOptions) validateFleet() error {
 	return nil
 }
 
-// fleetPlan is one Deployment's result in a preview over many: its plan (with warnings) and
-// the plan's API object.
+// fleetPlan is one Deployment's result in a preview over many: its plan (with warnings), the
+// estimate a timed plan was made with (nil otherwise) and the plan's API object.
 type fleetPlan struct {
 	fleetMember
 	plan     *planner.Plan
 	warnings []string
+	est      *estimate.Estimate
 	Plan     *v1alpha1.RolloutPlan
 }
 
@@ -47,14 +49,20 @@ func (o *PreviewOptions) runFleet(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	if o.Client == nil {
+		o.Client = o.Fleet.Client // the dry runs and pod LISTs of each Deployment
+	}
 	results := make([]fleetPlan, 0, len(members))
 	for _, m := range members {
 		r := fleetPlan{fleetMember: m}
 		if m.Err == nil {
-			r.plan, r.warnings, r.Err = o.planOne(ctx, m, now)
+			r.plan, r.est, r.warnings, r.Err = o.planOne(ctx, m, now)
 		}
 		if r.Err == nil {
 			r.Plan = printer.NewRolloutPlan(r.plan, r.warnings)
+			if r.est != nil {
+				r.Plan.Timing = printer.NewPlanTiming(r.est, r.plan.MinReadySeconds)
+			}
 		}
 		results = append(results, r)
 	}
@@ -85,22 +93,22 @@ func noneFound(namespace string) string {
 	return fmt.Sprintf("No resources found in %s namespace.", namespace)
 }
 
-// planOne applies the change flags to m's Deployment and returns its plan and warnings, as
-// the preview of one Deployment makes them.
-func (o *PreviewOptions) planOne(ctx context.Context, m fleetMember, now time.Time) (*planner.Plan, []string, error) {
+// planOne applies the change flags to m's Deployment and returns its plan, the estimate of a
+// timed plan (nil otherwise) and its warnings, as the preview of one Deployment makes them.
+func (o *PreviewOptions) planOne(ctx context.Context, m fleetMember, now time.Time) (*planner.Plan, *estimate.Estimate, []string, error) {
 	desired, warnings, err := o.desired(ctx, m.State, m.Namespace, now)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	_, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, m.State, now)
+	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, m.State, now)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	plan, err := planner.Simulate(planner.Input{Deployment: desired, ReplicaSets: m.State.ReplicaSets, Readiness: planner.Readiness(o.Readiness), Timing: timing})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return plan, append(warnings, orphanWarnings(m.State)...), nil
+	return plan, est, append(warnings, orphanWarnings(m.State)...), nil
 }
 
 // printFleet prints the results: the summary and each plan (human), or a RolloutPlanList.
@@ -133,7 +141,9 @@ func (o *PreviewOptions) printFleet(results []fleetPlan) error {
 			continue
 		}
 		fmt.Fprintln(o.Out)
-		if err := printer.PrintPlan(o.Out, r.plan, o.planOptions(r.warnings)); err != nil {
+		opts := o.planOptions(r.warnings)
+		opts.Estimate = r.est
+		if err := printer.PrintPlan(o.Out, r.plan, opts); err != nil {
 			return err
 		}
 	}
