@@ -152,7 +152,8 @@ func readManifest(name string, in io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// loadState reads the Deployment and its ReplicaSets from stateFile, or from the cluster.
+// loadState reads the Deployment and its ReplicaSets from stateFile, or from the cluster
+// (loadLive: through transient failures).
 // allowMissing (for -f of a Deployment not created yet) turns NotFound into an empty State.
 func loadState(ctx context.Context, client func() (kubernetes.Interface, error), stateFile, namespace, name string, allowMissing bool) (*cluster.State, error) {
 	if stateFile != "" {
@@ -162,7 +163,7 @@ func loadState(ctx context.Context, client func() (kubernetes.Interface, error),
 	if err != nil {
 		return nil, err
 	}
-	st, err := cluster.LoadLive(ctx, cs, namespace, name)
+	st, err := loadLive(ctx, cs, namespace, name)
 	if err != nil && allowMissing && apierrors.IsNotFound(err) {
 		return &cluster.State{Source: "cluster"}, nil
 	}

@@ -74,14 +74,15 @@ type Target struct {
 	Client func() (kubernetes.Interface, error)
 }
 
-// load returns the client and the live state of the Deployment (cluster.LoadLive: one GET,
-// one LIST). Errors: the client's, or LoadLive's (one line naming the object).
+// load returns the client and the live state of the Deployment (loadLive: one GET, one LIST,
+// sent again through transient failures). Errors: the client's, or LoadLive's (one line
+// naming the object).
 func (t *Target) load(ctx context.Context) (kubernetes.Interface, *cluster.State, error) {
 	client, err := t.Client()
 	if err != nil {
 		return nil, nil, err
 	}
-	state, err := cluster.LoadLive(ctx, client, t.Namespace, t.Name)
+	state, err := loadLive(ctx, client, t.Namespace, t.Name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -62,8 +62,8 @@ func (t *Targets) many() bool {
 	return t.Selection != nil && !t.Selection.One()
 }
 
-// load reads the selected Deployments. -l/--all/-A: cluster.LoadFleet, two paginated LISTs
-// (Deployments, ReplicaSets) whatever their number; names: each with loadState (a GET and a
+// load reads the selected Deployments. -l/--all/-A: loadFleet (cluster.LoadFleet through
+// transient failures), two paginated LISTs (Deployments, ReplicaSets) whatever their number; names: each with loadState (a GET and a
 // LIST, or the state file), its failure kept on its member. Errors: the client's, and a
 // failed fleet LIST (nothing can be planned then).
 func (t *Targets) load(ctx context.Context, stateFile string) ([]fleetMember, error) {
@@ -74,7 +74,7 @@ func (t *Targets) load(ctx context.Context, stateFile string) ([]fleetMember, er
 			return nil, err
 		}
 		sc := sel.Scope()
-		ms, err := cluster.LoadFleet(ctx, cs, cluster.Scope{Namespace: sc.Namespace, LabelSelector: sc.LabelSelector, ChunkSize: sc.ChunkSize})
+		ms, err := loadFleet(ctx, cs, cluster.Scope{Namespace: sc.Namespace, LabelSelector: sc.LabelSelector, ChunkSize: sc.ChunkSize})
 		if err != nil {
 			return nil, err
 		}

@@ -84,7 +84,7 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 }
 
 // loadObject returns the client (made once) and the live state of one Deployment
-// (cluster.LoadLive: one GET, one LIST). Errors: the client's, or LoadLive's (one line naming
+// (loadLive: one GET, one LIST, sent again through transient failures). Errors: the client's, or LoadLive's (one line naming
 // the object).
 func (w *Writer) loadObject(ctx context.Context, ref rollout.Object) (kubernetes.Interface, *cluster.State, error) {
 	if w.client == nil {
@@ -94,7 +94,7 @@ func (w *Writer) loadObject(ctx context.Context, ref rollout.Object) (kubernetes
 		}
 		w.client = client
 	}
-	state, err := cluster.LoadLive(ctx, w.client, ref.Namespace, ref.Name)
+	state, err := loadLive(ctx, w.client, ref.Namespace, ref.Name)
 	if err != nil {
 		return nil, nil, err
 	}

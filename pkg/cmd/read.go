@@ -1,0 +1,48 @@
+package cmd
+
+import (
+	"context"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+)
+
+// loadLive is cluster.LoadLive (one GET, one LIST) through transient failures of the API
+// server (kube.IsTransient: a restart, 5xx, 429, a refused or reset connection), retried
+// with the one policy of the writes, kube.Retry: kube.TransientBackoff until
+// kube.TransientTimeout (30s) after the first attempt. A read is sent again whole; it
+// changes nothing, so sending it twice is harmless.
+//
+// Errors: LoadLive's (not found, forbidden: at once); after retries, the last transient
+// one with "(gave up after N attempts in D)"; ctx's end.
+func loadLive(ctx context.Context, client kubernetes.Interface, namespace, name string) (*cluster.State, error) {
+	var st *cluster.State
+	err := kube.Retry{}.Do(ctx, func(bool) error {
+		var err error
+		st, err = cluster.LoadLive(ctx, client, namespace, name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// loadFleet is cluster.LoadFleet (two paginated LISTs) through transient failures, as
+// loadLive: the whole read is sent again after one.
+//
+// Errors: LoadFleet's; after retries, the last transient one; ctx's end.
+func loadFleet(ctx context.Context, client kubernetes.Interface, scope cluster.Scope) ([]cluster.Member, error) {
+	var ms []cluster.Member
+	err := kube.Retry{}.Do(ctx, func(bool) error {
+		var err error
+		ms, err = cluster.LoadFleet(ctx, client, scope)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ms, nil
+}
