@@ -1,5 +1,11 @@
 package reload
 
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
 // Action is what a one-shot reload does with one Deployment.
 type Action string
 
@@ -35,4 +41,16 @@ func Choose(d Decision, a Assessment, adopt bool) Action {
 		return ActionRestart
 	}
 	return ActionNone
+}
+
+// PausedRefusal is why a restart of dep may not be written, or nil: dep is paused, and
+// the Deployment controller does not roll a paused Deployment out until it is resumed
+// (kubectl rollout restart refuses it too). The message names dep as namespace/name and
+// says what to run. Both the one-shot command (oneshot.Target.Refusal) and the --watch
+// controller use it.
+func PausedRefusal(dep *appsv1.Deployment) error {
+	if dep == nil || !dep.Spec.Paused {
+		return nil
+	}
+	return fmt.Errorf("restart of deployment %s/%s refused: it is paused, so the controller would not roll it out: run `kubectl rollplan resume deploy/%s` first", dep.Namespace, dep.Name, dep.Name)
 }

@@ -1,6 +1,11 @@
 package reload
 
-import "testing"
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 func TestChoose(t *testing.T) {
 	first := Decide(webDeployment(), baseObjects())
@@ -31,5 +36,21 @@ func TestChoose(t *testing.T) {
 				t.Errorf("Choose = %s, want %s (%s)", got, tt.want, tt.d)
 			}
 		})
+	}
+}
+
+func TestPausedRefusal(t *testing.T) {
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	if err := PausedRefusal(dep); err != nil {
+		t.Fatalf("PausedRefusal(running) = %v, want nil", err)
+	}
+	if err := PausedRefusal(nil); err != nil {
+		t.Fatalf("PausedRefusal(nil) = %v, want nil", err)
+	}
+	dep.Spec.Paused = true
+	err := PausedRefusal(dep)
+	want := "restart of deployment shop/web refused: it is paused, so the controller would not roll it out: run `kubectl rollplan resume deploy/web` first"
+	if err == nil || err.Error() != want {
+		t.Fatalf("PausedRefusal(paused) = %v, want %q", err, want)
 	}
 }

@@ -60,10 +60,13 @@ func RestartPatch(dep *appsv1.Deployment, checksums map[string]string) ([]byte, 
 // AdoptPatch returns the RFC 6902 JSON patch that records checksums (normally
 // Decision.Checksums) as the Deployment's AdoptedAnnotation, in its metadata: `reload
 // --adopt` takes the running pods to see the current content without restarting them (a
-// pod template change would). Guards: test /metadata/uid and /metadata/resourceVersion
-// (a metadata write does not bump the generation, so only the resourceVersion proves the
-// annotations are as read; pkg/kube renews it when only the status moved), then add or
-// replace the annotation (the whole annotations map when dep has none).
+// pod template change would). Guards: test /metadata/uid and /metadata/resourceVersion,
+// then add or replace the annotation (the whole annotations map when dep has none). The
+// generation would not do as the guard: the API server bumps it for a spec or an
+// annotation write (so this patch bumps it too) but not for a label write
+// (PrepareForUpdate, pkg/registry/apps/deployment/strategy.go, v1.36.3); only the
+// resourceVersion proves the whole object is as read (pkg/kube renews it when only the
+// status moved).
 //
 // Errors: nil dep, checksums nil (a refused Decision), or dep without a UID or
 // resourceVersion (not read from the API server).

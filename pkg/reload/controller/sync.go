@@ -45,7 +45,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// As the one-shot command (oneshot.Target.Refusal) and kubectl rollout restart: the
 		// controller would not roll a paused Deployment out. Resuming it queues it again.
 		action = reload.ActionRefuse
-		dec.Refusal = fmt.Errorf("restart of deployment %s refused: it is paused, so the controller would not roll it out: run `kubectl rollplan resume deploy/%s` first", key, d.Name)
+		dec.Refusal = reload.PausedRefusal(d)
 	}
 	if action == reload.ActionRefuse {
 		c.reportRefusal(key, d, dec)

@@ -2,7 +2,6 @@ package oneshot
 
 import (
 	"context"
-	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/kubernetes"
@@ -97,8 +96,8 @@ func (t *Target) Refusal() error {
 	if t.Decision.Refused() {
 		return t.Decision.Refusal
 	}
-	if t.Action == reload.ActionRestart && t.State.Deployment.Spec.Paused {
-		return fmt.Errorf("restart of deployment %s refused: it is paused, so the controller would not roll it out: run `kubectl rollplan resume deploy/%s` first", t.Name(), t.State.Deployment.Name)
+	if t.Action == reload.ActionRestart {
+		return reload.PausedRefusal(t.State.Deployment)
 	}
 	return nil
 }
