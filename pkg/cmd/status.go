@@ -34,7 +34,7 @@ var (
 		deadline (ProgressDeadlineExceeded), 5 when --timeout passed first. Without --watch the
 		status is printed once (exit 0, or 3 for a rollout that exceeded its deadline).
 
-		With -l or --all, one line per Deployment.`)
+		With -l, --all or -A (every namespace), one line per Deployment, with its namespace.`)
 
 	statusExample = templates.Examples(`
 		# Where does the rollout of web stand?
@@ -45,6 +45,9 @@ var (
 
 		# Every Deployment labelled tier=web, one line each, followed
 		kubectl rollplan status -l tier=web --watch
+
+		# Every Deployment of the cluster, one line each (namespace/name)
+		kubectl rollplan status -A
 
 		# Machine-readable (kind RolloutStatus, apiVersion rollplan.dev/v1alpha1)
 		kubectl rollplan status deploy/web -o json`)
@@ -69,7 +72,7 @@ type StatusOptions struct {
 func NewStatusOptions(streams genericiooptions.IOStreams) *StatusOptions {
 	return &StatusOptions{
 		Output:    printer.NewOutputFlags(),
-		Targets:   newTargets(target.Choices{Many: true}),
+		Targets:   newTargets(target.Choices{Many: true, AllNamespaces: true}),
 		Now:       time.Now,
 		Terminal:  func() bool { return term.TTY{Out: streams.Out}.IsTerminalOut() },
 		IOStreams: streams,
@@ -80,7 +83,7 @@ func NewStatusOptions(streams genericiooptions.IOStreams) *StatusOptions {
 func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewStatusOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "status (deploy/NAME | NAME) | -l SELECTOR | --all [--watch] [--timeout D] [-o json|yaml]",
+		Use:                   "status (deploy/NAME | NAME) | -l SELECTOR | --all | -A [--watch] [--timeout D] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Show where a rollout in flight stands against its plan; --watch follows it",
 		Long:                  statusLong,
@@ -138,7 +141,7 @@ func (o *StatusOptions) config() (status.Config, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("-l %s: %w", sel.Selector, err)
 		}
-		cfg.Selector = ls
+		cfg.Namespace, cfg.Selector = sel.Scope().Namespace, ls // -A: metav1.NamespaceAll
 		return cfg, nil
 	}
 	refs, err := sel.Resolve()
@@ -173,7 +176,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if len(sts) == 0 {
-		fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", cfg.Namespace)
+		fmt.Fprintln(o.ErrOut, noneFound(cfg.Namespace))
 		return nil
 	}
 	return exitOf(sts, timedOut, o.Timeout)

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,7 +22,8 @@ import (
 
 // Config says which Deployments Follow reads and how long it follows them.
 type Config struct {
-	// Namespace of the Deployments. Required.
+	// Namespace of the Deployments; metav1.NamespaceAll ("", -A) reads every namespace (with
+	// Selector only: Names need a namespace).
 	Namespace string
 	// Names selects Deployments by name; empty selects by Selector.
 	Names []string
@@ -45,7 +47,7 @@ type Config struct {
 // Follow reads the Deployments cfg selects and their ReplicaSets through a watch cache
 // (pkg/watch: one LIST each, then a watch; for one name the Deployment is read first, and
 // only the ReplicaSets its selector matches are watched) and calls show with their
-// statuses (Compute), sorted by name: once without cfg.Watch; with it, at once, on every
+// statuses (Compute), sorted by namespace and name: once without cfg.Watch; with it, at once, on every
 // change and every second, until every rollout is done (AllDone), ctx ends or cfg.Timeout
 // passes. It returns the last statuses and whether the timeout passed.
 //
@@ -58,6 +60,9 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 		now = time.Now
 	}
 	opts := watch.Options{Namespace: cfg.Namespace, Selector: cfg.Selector, Pods: cfg.ETA, Now: now}
+	if len(cfg.Names) > 0 && cfg.Namespace == metav1.NamespaceAll {
+		return nil, false, errors.New("a Deployment is named in its namespace: give the namespace, not all namespaces")
+	}
 	if len(cfg.Names) == 1 {
 		d, err := client.AppsV1().Deployments(cfg.Namespace).Get(ctx, cfg.Names[0], metav1.GetOptions{})
 		if err != nil {
@@ -121,7 +126,8 @@ func allSettled(sts []*Status) bool {
 	return true
 }
 
-// read computes the status of every selected Deployment in the cache, sorted by name. A
+// read computes the status of every selected Deployment in the cache, sorted by namespace
+// and name. A
 // named Deployment missing at the first read is not found, later it was deleted.
 func read(c *watch.Cache, cfg Config, now time.Time, first bool) ([]*Status, error) {
 	ds, err := c.Deployments().List(labels.Everything())
@@ -141,7 +147,9 @@ func read(c *watch.Cache, cfg Config, now time.Time, first bool) ([]*Status, err
 			return nil, fmt.Errorf("deployment %s/%s: object has been deleted", cfg.Namespace, missing(cfg, ds))
 		}
 	}
-	slices.SortFunc(ds, func(a, b *appsv1.Deployment) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(ds, func(a, b *appsv1.Deployment) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
 	var pods []*corev1.Pod
 	if cfg.ETA && c.Pods() != nil {
 		if pods, err = c.Pods().List(labels.Everything()); err != nil {

@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// Options say what a Cache watches in one namespace.
+// Options say what a Cache watches in one namespace, or in all of them.
 type Options struct {
-	// Namespace to watch. Required.
+	// Namespace to watch; metav1.NamespaceAll ("") watches every namespace (as -A does).
 	Namespace string
 	// Name limits the Deployments to the one of that name (a field selector on
 	// metadata.name); "" watches every Deployment Selector matches.
@@ -34,8 +34,8 @@ type Options struct {
 }
 
 // Cache holds shared informers and listers of Deployments, their ReplicaSets and (with
-// Options.Pods) their pods in one namespace: one list each, then a watch. Every change
-// wakes Wait. Use Start, then Close.
+// Options.Pods) their pods in one namespace, or in all (metav1.NamespaceAll): one list each,
+// then a watch. Every change wakes Wait. Use Start, then Close.
 type Cache struct {
 	namespace   string
 	now         func() time.Time
@@ -103,9 +103,17 @@ func Start(ctx context.Context, client kubernetes.Interface, opts Options) (*Cac
 	rf.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		cancel()
-		return nil, fmt.Errorf("watch deployments and replicasets in namespace %s: %w", opts.Namespace, context.Cause(ctx))
+		return nil, fmt.Errorf("watch deployments and replicasets %s: %w", inNamespace(opts.Namespace), context.Cause(ctx))
 	}
 	return c, nil
+}
+
+// inNamespace is "in namespace NS", or "in all namespaces" for metav1.NamespaceAll.
+func inNamespace(ns string) string {
+	if ns == metav1.NamespaceAll {
+		return "in all namespaces"
+	}
+	return "in namespace " + ns
 }
 
 // AddEventHandler adds h to every informer of the cache (Deployments, ReplicaSets, pods):
@@ -135,7 +143,8 @@ func (c *Cache) poke() {
 // Close stops the informers.
 func (c *Cache) Close() { c.stop() }
 
-// Deployments is the Deployment lister (cached objects: do not modify them).
+// Deployments is the Deployment lister, of every namespace for a Cache of
+// metav1.NamespaceAll (cached objects: do not modify them).
 func (c *Cache) Deployments() appslisters.DeploymentNamespaceLister {
 	return c.dLister.Deployments(c.namespace)
 }
@@ -154,7 +163,7 @@ func (c *Cache) Pods() corelisters.PodNamespaceLister {
 }
 
 // Deployment returns the cached Deployment called name, nil if absent (deleted, or not
-// watched).
+// watched, or the Cache is of metav1.NamespaceAll: a name needs its namespace).
 func (c *Cache) Deployment(name string) *appsv1.Deployment {
 	d, err := c.Deployments().Get(name)
 	if err != nil {
@@ -163,7 +172,8 @@ func (c *Cache) Deployment(name string) *appsv1.Deployment {
 	return d
 }
 
-// ReplicaSet returns the cached ReplicaSet called name, nil if absent.
+// ReplicaSet returns the cached ReplicaSet called name, nil if absent (or, as Deployment,
+// the Cache is of metav1.NamespaceAll).
 func (c *Cache) ReplicaSet(name string) *appsv1.ReplicaSet {
 	rs, err := c.ReplicaSets().Get(name)
 	if err != nil {

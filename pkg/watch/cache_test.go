@@ -87,3 +87,40 @@ func TestStartBySelectorWatchesManyDeployments(t *testing.T) {
 		t.Errorf("queued %q, want default/api", key)
 	}
 }
+
+// A Cache of metav1.NamespaceAll lists the Deployments and ReplicaSets of every namespace.
+func TestStartAllNamespaces(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ledger, ledgerRS := deployment("ledger"), replicaSet("ledger-1", "ledger")
+	ledger.Namespace, ledgerRS.Namespace = "bank", "bank"
+	cs := fake.NewClientset(deployment("web"), replicaSet("web-1", "web"), ledger, ledgerRS)
+	c, err := Start(ctx, cs, Options{Namespace: metav1.NamespaceAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ds, err := c.Deployments().List(labels.Everything())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss, err := c.ReplicaSets().List(labels.Everything())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, d := range ds {
+		got["deploy "+d.Namespace+"/"+d.Name] = true
+	}
+	for _, rs := range rss {
+		got["rs "+rs.Namespace+"/"+rs.Name] = true
+	}
+	for _, want := range []string{"deploy default/web", "deploy bank/ledger", "rs default/web-1", "rs bank/ledger-1"} {
+		if !got[want] {
+			t.Errorf("%s not in the cache of all namespaces: %v", want, got)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("cache holds %v, want 4 objects", got)
+	}
+}

@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+// statusTwoNamespaces is default/web mid-rollout (statusMidRollout) and bank/ledger (3
+// replicas) settled.
+func statusTwoNamespaces() (*fake.Clientset, *appsv1.Deployment, []*appsv1.ReplicaSet) {
+	d, rss := statusMidRollout("ReplicaSetUpdated")
+	ledger := testutil.Deployment("ledger").Namespace("bank").Replicas(3).Status(3, 3, 3, 3).Build()
+	objs := []runtime.Object{d, ledger, testutil.ReplicaSetFor(ledger).Revision(1).Available(3).Build()}
+	for _, rs := range rss {
+		objs = append(objs, rs)
+	}
+	return fake.NewClientset(objs...), d, rss
+}
+
+// newStatusAllTest is newStatusTest with -A (every namespace).
+func newStatusAllTest(client *fake.Clientset) *StatusOptions {
+	o, _ := newStatusTest(client)
+	o.Selection = &target.Selection{Namespace: testutil.DefaultNamespace, Many: true, AllNamespaces: true}
+	return o
+}
+
+// TestStatusAllNamespaces: -A reads every namespace through one watch cache (LISTs and
+// watches of namespace ""), one line per Deployment with its namespace, sorted by namespace.
+func TestStatusAllNamespaces(t *testing.T) {
+	client, _, _ := statusTwoNamespaces()
+	o := newStatusAllTest(client)
+	out := &strings.Builder{}
+	o.Out = out
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, o.Run)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "bank/ledger  ") || !strings.Contains(lines[0], `deployment "ledger" successfully rolled out`) ||
+		!strings.HasPrefix(lines[1], "default/web  step 3/6") {
+		t.Errorf("want bank/ledger complete, then default/web at step 3/6, one line each:\n%s", out)
+	}
+	namespaces := map[string]bool{}
+	for _, a := range client.Actions() {
+		namespaces[a.GetVerb()+" "+a.GetResource().Resource+" ns="+a.GetNamespace()] = true
+	}
+	for _, want := range []string{"list deployments ns=", "list replicasets ns=", "list pods ns=", "watch deployments ns="} {
+		if !namespaces[want] {
+			t.Errorf("no %q request; requests: %v", want, namespaces)
+		}
+	}
+	if len(namespaces) != 6 {
+		t.Errorf("requests %v, want a LIST and a watch of deployments, replicasets and pods in namespace \"\" only", namespaces)
+	}
+}
+
+// TestStatusAllNamespacesWatch: -A --watch follows both namespaces' rollouts, prints a line
+// per change with its namespace and exits 0 once default/web completes.
+func TestStatusAllNamespacesWatch(t *testing.T) {
+	client, d, rss := statusTwoNamespaces()
+	o := newStatusAllTest(client)
+	out := &firstWrite{written: make(chan struct{})}
+	o.Out = out
+	o.Watch, o.Timeout = true, 10*time.Second
+	go func() {
+		select {
+		case <-out.written:
+		case <-time.After(5 * time.Second):
+		}
+		ctx := context.Background()
+		newRS := rss[1].DeepCopy()
+		newRS.Spec.Replicas = ptr.To[int32](10)
+		newRS.Status = appsv1.ReplicaSetStatus{Replicas: 10, ReadyReplicas: 10, AvailableReplicas: 10, ObservedGeneration: 1}
+		oldRS := rss[0].DeepCopy()
+		oldRS.Spec.Replicas = ptr.To[int32](0)
+		oldRS.Status = appsv1.ReplicaSetStatus{ObservedGeneration: 1}
+		_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, newRS, metav1.UpdateOptions{})
+		_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, oldRS, metav1.UpdateOptions{})
+		done := d.DeepCopy()
+		done.Status.Replicas, done.Status.UpdatedReplicas, done.Status.ReadyReplicas, done.Status.AvailableReplicas = 10, 10, 10, 10
+		done.Status.Conditions[0].Reason = "NewReplicaSetAvailable"
+		_, _ = client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, done, metav1.UpdateOptions{})
+	}()
+	if code, msg := exit(o.Run); code != ExitOK {
+		t.Fatalf("exit %d %q, want 0\n%s", code, msg, out)
+	}
+	var first []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		first = append(first, strings.SplitN(l, "  ", 2)[0])
+	}
+	// The first lines: both Deployments, by namespace; then only web's changes.
+	if len(first) < 3 || first[0] != "bank/ledger" || first[1] != "default/web" {
+		t.Fatalf("want bank/ledger, default/web, then web's changes:\n%s", out)
+	}
+	if d := cmp.Diff("default/web", first[len(first)-1]); d != "" || !strings.Contains(out.String(), `deployment "web" successfully rolled out`) {
+		t.Errorf("the last line is not web's completion:\n%s", out)
+	}
+}
