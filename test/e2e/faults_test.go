@@ -458,3 +458,66 @@ func TestFaultReloadWatchAPIServerRestart(t *testing.T) {
 		t.Errorf("watcher exit %d after SIGINT, want 0\nstderr:\n%s", code, w.stderr.String())
 	}
 }
+
+// TestFaultAPIServerDownPastRetries: kube-apiserver stays down (SIGTERM) longer than a
+// drive's retries allow (--progress-timeout 5s) after its first ReplicaSet write: the drive
+// exits 4 and prints the closing block of printer.PrintHeldExit on stderr (held at its step,
+// the lease not released, the commands to continue, walk back, hand back and see it). With
+// the API server started again, the printed continue command (with --force when the lease
+// was not released, and --yes) finishes the rollout and hands it back.
+func TestFaultAPIServerDownPastRetries(t *testing.T) {
+	s := newDriveSetup(t, 4, "1", "0")
+	mon := watchPods(t, s.c, s.ns, int(s.bounds.MaxPods()), int(s.bounds.MinAvailable()))
+	rec := s.c.RecordReplicaSets(t, s.ns)
+	d := s.startDrive(t, nil, "drive", "deploy/web", "--image", "app=nginx:1.19", "--yes", "--interval", "1s", "--lease-duration", "20s", "--progress-timeout", "5s")
+	waitWrites(t, rec, d, 1)
+	if d.exited() {
+		t.Fatalf("the drive ended before the outage: exit %d\nstderr:\n%s", d.cmd.ProcessState.ExitCode(), d.stderr.String())
+	}
+	began := time.Now()
+	s.c.StopComponent(t, framework.KubeAPIServer, false)
+	select {
+	case <-d.done:
+	case <-time.After(45 * time.Second):
+		t.Fatalf("the drive still runs 45s into the outage (--progress-timeout 5s)\nstderr:\n%s", d.stderr.String())
+	}
+	gaveUp := time.Since(began)
+	s.c.StartComponent(t, framework.KubeAPIServer)
+	stderr := d.stderr.String()
+	t.Logf("FAULT apiserver-past-retries: the drive exited %d %s into the outage; stderr:\n%s", d.cmd.ProcessState.ExitCode(), gaveUp.Round(100*time.Millisecond), stderr)
+	if code := d.cmd.ProcessState.ExitCode(); code != 4 {
+		t.Fatalf("drive: exit %d, want 4 (held, intact)\nstderr:\n%s", code, stderr)
+	}
+	ref := "deploy/web -n " + s.ns
+	head := regexp.MustCompile(`(?m)^deployment ` + regexp.QuoteMeta(s.ns) + `/web stays held at step \d+ of \d+ \(drive plan \S+; paused, strategy Recreate\): .+$`)
+	if !head.MatchString(stderr) {
+		t.Errorf("stderr lacks the closing block's first line (deployment %s/web stays held at step N of M ...)", s.ns)
+	}
+	for _, want := range []string{
+		"  continue:      kubectl rollplan drive " + ref + "\n",
+		"  walk back:     kubectl rollplan abort " + ref + "\n",
+		"  hand it back:  kubectl rollplan resume " + ref + "\n",
+		"  see it:        kubectl rollplan drive status " + ref + "\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q", want)
+		}
+	}
+	args := []string{"drive", "deploy/web", "--yes"}
+	switch {
+	case strings.Contains(stderr, "the lease was not released (the API server did not answer): it lapses at "):
+		args = append(args, "--force")
+	case strings.Contains(stderr, "the lease was released: any driver may continue now"):
+	default:
+		t.Errorf("stderr says neither that the lease was released nor when it lapses")
+	}
+	res := s.plugin(t, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("the continue command %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if ev := rec.Events(); len(ev) != 0 {
+		t.Errorf("the deployment-controller scaled ReplicaSets: %v", ev)
+	}
+	mon.assertBounds(t)
+	s.assertHandedBack(t, 2, "nginx:1.19", 4)
+}
