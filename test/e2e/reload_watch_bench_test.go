@@ -6,8 +6,8 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"syscall"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
