@@ -11,7 +11,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 DIST_FLAGS = -version $(DIST_VERSION) -commit $(COMMIT) -mtime $(SOURCE_DATE_EPOCH) -go $(GO)
 LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSION) -X github.com/rollplan/kubectl-rollplan/pkg/cmd.commit=$(COMMIT)
 
-.PHONY: all build build-race generate verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
+.PHONY: all build build-race generate verify-fmt verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 .PHONY: bench-fleet
 .PHONY: faults
 .PHONY: bench-reload
@@ -52,6 +52,10 @@ verify-generate: $(DEEPCOPY_GEN) ## fail when a committed zz_generated.deepcopy.
 # Every module's go.mod and go.sum are what `go mod tidy` writes. The conformance module is
 # checked by make conformance, once hack/gen-upstream.sh has written the package it imports.
 TIDY_MODULES := . hack/tools/etcd hack/tools/kwok hack/tools/kube hack/tools/codegen
+
+verify-fmt: ## fail when a committed Go file is not gofmt-clean
+	@files=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [[ -n $$files ]]; then echo "verify-fmt: run gofmt -w on: $$files" >&2; exit 1; fi
 
 verify-tidy: ## fail when a go.mod or go.sum is not what go mod tidy writes
 	@for m in $(TIDY_MODULES); do \
@@ -143,7 +147,7 @@ manifest: ## a release step: make dist, and write the top-level plugins.yaml fro
 test-dist: dist cluster-binaries ## the release archives: Krew's rules, reproducibility, Krew-style install, kubectl plugin discovery and completion
 	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
 
-test: verify-generate verify-tidy unit fuzz-short conformance e2e test-dist ## every test: generated code current, modules tidy, unit, 10 s of each fuzz target, conformance against the upstream controller, e2e on the local cluster
+test: verify-fmt verify-generate verify-tidy unit fuzz-short conformance e2e test-dist ## every test: gofmt-clean, generated code current, modules tidy, unit, 10 s of each fuzz target, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
