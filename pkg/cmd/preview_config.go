@@ -15,14 +15,22 @@ import (
 
 // configObjects returns the v1 ConfigMaps and Secrets of a manifest set, in order.
 func configObjects(set *manifest.Set) []*unstructured.Unstructured {
+	objs, _ := configObjectsWithSources(set)
+	return objs
+}
+
+// configObjectsWithSources is configObjects with the file each object was read from.
+func configObjectsWithSources(set *manifest.Set) ([]*unstructured.Unstructured, []string) {
 	var out []*unstructured.Unstructured
+	var sources []string
 	for _, o := range set.Others {
 		gvk := o.Object.GroupVersionKind()
 		if gvk.Group == "" && gvk.Version == "v1" && (gvk.Kind == "ConfigMap" || gvk.Kind == "Secret") {
 			out = append(out, o.Object)
+			sources = append(sources, o.Source)
 		}
 	}
-	return out
+	return out, sources
 }
 
 // runConfig previews a manifest set of ConfigMaps and Secrets (and no Deployment): each is

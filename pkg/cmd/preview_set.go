@@ -43,7 +43,9 @@ func (o *PreviewOptions) completeSet(f cmdutil.Factory) error {
 
 // runSet previews a manifest set (-f/-k). With a name, or with exactly one Deployment in the
 // set, it is today's preview of that Deployment (its manifest applied, then the other change
-// flags). Otherwise every Deployment is planned (manifest.PlanSet). Files that could not be
+// flags). Otherwise every Deployment is planned (manifest.PlanSet), and the restarts its
+// ConfigMaps and Secrets would cause are previewed below (setConfigRestarts; a set of one
+// Deployment and such objects is previewed as a set). Files that could not be
 // read, and Deployments that could not be planned, are each one line on stderr after the
 // plans, and the exit code is 1.
 func (o *PreviewOptions) runSet(ctx context.Context) error {
@@ -60,7 +62,7 @@ func (o *PreviewOptions) runSet(ctx context.Context) error {
 		return o.runConfig(ctx, set, objs)
 	}
 	switch {
-	case named || len(set.Deployments) == 1:
+	case named || (len(set.Deployments) == 1 && (len(configObjects(set)) == 0 || o.StateFile != "")):
 		return o.runPicked(ctx, set)
 	case len(set.Deployments) == 0 && len(set.Errors) > 0:
 		return utilerrors.NewAggregate(set.Errors)
@@ -71,7 +73,11 @@ func (o *PreviewOptions) runSet(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.printSet(set, results)
+	sc, err := o.setConfigRestarts(ctx, set, results)
+	if err != nil {
+		return err
+	}
+	return o.printSet(set, results, sc)
 }
 
 // runPicked previews the one Deployment of the set (the named one) as runOne does.

@@ -14,7 +14,7 @@ import (
 // column), the count of the other kinds, then each plan in full; -o, a RolloutPlanList whose
 // plans carry manifest.source and manifest.change. Then each failure on stderr. Exit code: 1
 // when a file or a Deployment failed, else 3 with --fail-on-stall when a plan stalls.
-func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result) error {
+func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result, sc *setConfig) error {
 	var plans []*v1alpha1.RolloutPlan
 	summary := printer.Summary{ExtraColumns: []string{"SOURCE"}}
 	stalled := false
@@ -28,7 +28,7 @@ func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result) 
 		}
 		summary.Rows = append(summary.Rows, row)
 	}
-	if err := o.printSetPlans(set, results, summary, plans); err != nil {
+	if err := o.printSetPlans(set, results, summary, plans, sc); err != nil {
 		return err
 	}
 	return o.setExit(set.Errors, results, stalled)
@@ -66,25 +66,28 @@ func boolCount(b bool) int {
 	return 0
 }
 
-// printSetPlans prints the set's RolloutPlanList (-o), or the summary, the other kinds and
-// (without --summary) each plan in full.
-func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Result, summary printer.Summary, plans []*v1alpha1.RolloutPlan) error {
+// printSetPlans prints the set's RolloutPlanList (-o; the config restarts of sc appended,
+// its notes on stderr), or the summary, the other kinds, (without --summary) each plan in
+// full, then sc's section.
+func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Result, summary printer.Summary, plans []*v1alpha1.RolloutPlan, sc *setConfig) error {
 	if !o.Output.Human() {
 		p, err := o.Output.ToPrinter()
 		if err != nil {
 			return err
 		}
-		return p.PrintObj(printer.NewRolloutPlanList(plans), o.Out)
+		if sc != nil {
+			for _, n := range sc.notes {
+				fmt.Fprintln(o.ErrOut, n)
+			}
+		}
+		return p.PrintObj(printer.NewRolloutPlanList(append(plans, sc.plans()...)), o.Out)
 	}
 	if err := printer.PrintSummary(o.Out, summary); err != nil {
 		return err
 	}
 	printer.PrintOtherKinds(o.Out, set.OtherKinds())
-	if o.Summary {
-		return nil
-	}
 	for _, r := range results {
-		if r.Err != nil {
+		if r.Err != nil || o.Summary {
 			continue
 		}
 		fmt.Fprintln(o.Out)
@@ -92,5 +95,5 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Res
 			return err
 		}
 	}
-	return nil
+	return sc.print(o)
 }

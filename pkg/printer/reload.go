@@ -186,3 +186,22 @@ func PrintConfigPreview(w io.Writer, p *oneshot.ConfigPreview, opts PlanOptions)
 	}
 	return PrintReload(w, p.Targets, opts)
 }
+
+// PrintSetConfigPreview writes the config-restart section of a manifest set that also holds
+// Deployments (below the set's plans): a heading, then PrintConfigPreview of p, then notes
+// (one line each: a Deployment of the set that also sees a changed key, planned from the
+// set only). Names only: no value, no checksum.
+func PrintSetConfigPreview(w io.Writer, p *oneshot.ConfigPreview, notes []string, opts PlanOptions) error {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Config restarts: the set's ConfigMaps and Secrets, and the live Deployments whose pods would see a changed key")
+	if err := PrintConfigPreview(w, p, opts); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+	return nil
+}

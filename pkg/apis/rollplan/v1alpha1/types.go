@@ -74,7 +74,9 @@ type PlanManifest struct {
 	// directory for -k).
 	Source string `json:"source"`
 	// Change is what applying it does: Create (not live: its first rollout), Update or
-	// NoChange (the live Deployment stays as it is).
+	// NoChange (the live Deployment stays as it is); or ConfigRestart: a live Deployment
+	// not updated by the set whose pods would see a changed key of the set's ConfigMaps or
+	// Secrets, planned as `reload` would restart it (Source: the files holding them).
 	Change string `json:"change"`
 }
 
