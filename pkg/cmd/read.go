@@ -18,16 +18,9 @@ import (
 // Errors: LoadLive's (not found, forbidden: at once); after retries, the last transient
 // one with "(gave up after N attempts in D)"; ctx's end.
 func loadLive(ctx context.Context, client kubernetes.Interface, namespace, name string) (*cluster.State, error) {
-	var st *cluster.State
-	err := kube.Retry{}.Do(ctx, func(bool) error {
-		var err error
-		st, err = cluster.LoadLive(ctx, client, namespace, name)
-		return err
+	return kube.Read(ctx, kube.Retry{}, func() (*cluster.State, error) {
+		return cluster.LoadLive(ctx, client, namespace, name)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
 }
 
 // loadFleet is cluster.LoadFleet (two paginated LISTs) through transient failures, as
@@ -35,14 +28,7 @@ func loadLive(ctx context.Context, client kubernetes.Interface, namespace, name 
 //
 // Errors: LoadFleet's; after retries, the last transient one; ctx's end.
 func loadFleet(ctx context.Context, client kubernetes.Interface, scope cluster.Scope) ([]cluster.Member, error) {
-	var ms []cluster.Member
-	err := kube.Retry{}.Do(ctx, func(bool) error {
-		var err error
-		ms, err = cluster.LoadFleet(ctx, client, scope)
-		return err
+	return kube.Read(ctx, kube.Retry{}, func() ([]cluster.Member, error) {
+		return cluster.LoadFleet(ctx, client, scope)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return ms, nil
 }

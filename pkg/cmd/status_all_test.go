@@ -1,17 +1,14 @@
 package cmd
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -79,19 +76,7 @@ func TestStatusAllNamespacesWatch(t *testing.T) {
 		case <-out.written:
 		case <-time.After(5 * time.Second):
 		}
-		ctx := context.Background()
-		newRS := rss[1].DeepCopy()
-		newRS.Spec.Replicas = ptr.To[int32](10)
-		newRS.Status = appsv1.ReplicaSetStatus{Replicas: 10, ReadyReplicas: 10, AvailableReplicas: 10, ObservedGeneration: 1}
-		oldRS := rss[0].DeepCopy()
-		oldRS.Spec.Replicas = ptr.To[int32](0)
-		oldRS.Status = appsv1.ReplicaSetStatus{ObservedGeneration: 1}
-		_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, newRS, metav1.UpdateOptions{})
-		_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, oldRS, metav1.UpdateOptions{})
-		done := d.DeepCopy()
-		done.Status.Replicas, done.Status.UpdatedReplicas, done.Status.ReadyReplicas, done.Status.AvailableReplicas = 10, 10, 10, 10
-		done.Status.Conditions[0].Reason = "NewReplicaSetAvailable"
-		_, _ = client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, done, metav1.UpdateOptions{})
+		completeRollout(client, d, rss)
 	}()
 	if code, msg := exit(o.Run); code != ExitOK {
 		t.Fatalf("exit %d %q, want 0\n%s", code, msg, out)

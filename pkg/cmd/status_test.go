@@ -131,19 +131,7 @@ func TestStatusWatchFollowsToCompletion(t *testing.T) {
 		case <-out.written:
 		case <-time.After(5 * time.Second):
 		}
-		ctx := context.Background()
-		newRS := rss[1].DeepCopy()
-		newRS.Spec.Replicas = ptr.To[int32](10)
-		newRS.Status = appsv1.ReplicaSetStatus{Replicas: 10, ReadyReplicas: 10, AvailableReplicas: 10, ObservedGeneration: 1}
-		oldRS := rss[0].DeepCopy()
-		oldRS.Spec.Replicas = ptr.To[int32](0)
-		oldRS.Status = appsv1.ReplicaSetStatus{ObservedGeneration: 1}
-		_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, newRS, metav1.UpdateOptions{})
-		_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, oldRS, metav1.UpdateOptions{})
-		done := d.DeepCopy()
-		done.Status.Replicas, done.Status.UpdatedReplicas, done.Status.ReadyReplicas, done.Status.AvailableReplicas = 10, 10, 10, 10
-		done.Status.Conditions[0].Reason = "NewReplicaSetAvailable"
-		_, _ = client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, done, metav1.UpdateOptions{})
+		completeRollout(client, d, rss)
 	}()
 	if code, msg := exit(o.Run); code != ExitOK {
 		t.Fatalf("exit %d %q, want 0\n%s", code, msg, out)
@@ -156,6 +144,24 @@ func TestStatusWatchFollowsToCompletion(t *testing.T) {
 		!strings.Contains(lines[len(lines)-1], `deployment "web" successfully rolled out`) {
 		t.Errorf("first line should be step 3/6, the last step 6/6 and complete:\n%s", out)
 	}
+}
+
+// completeRollout moves statusMidRollout's rollout of d to its end, as the controllers
+// would: the new ReplicaSet at 10 available, the old at 0, the Deployment's status complete.
+func completeRollout(client *fake.Clientset, d *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
+	ctx := context.Background()
+	newRS := rss[1].DeepCopy()
+	newRS.Spec.Replicas = ptr.To[int32](10)
+	newRS.Status = appsv1.ReplicaSetStatus{Replicas: 10, ReadyReplicas: 10, AvailableReplicas: 10, ObservedGeneration: 1}
+	oldRS := rss[0].DeepCopy()
+	oldRS.Spec.Replicas = ptr.To[int32](0)
+	oldRS.Status = appsv1.ReplicaSetStatus{ObservedGeneration: 1}
+	_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, newRS, metav1.UpdateOptions{})
+	_, _ = client.AppsV1().ReplicaSets(d.Namespace).Update(ctx, oldRS, metav1.UpdateOptions{})
+	done := d.DeepCopy()
+	done.Status.Replicas, done.Status.UpdatedReplicas, done.Status.ReadyReplicas, done.Status.AvailableReplicas = 10, 10, 10, 10
+	done.Status.Conditions[0].Reason = "NewReplicaSetAvailable"
+	_, _ = client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, done, metav1.UpdateOptions{})
 }
 
 // firstWrite is an output safe to read while --watch writes it; written is closed at the

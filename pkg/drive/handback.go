@@ -335,11 +335,8 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	}
 	out := newProgress(opts.Progress, false)
 	ref := fmt.Sprintf("deployment %s/%s", namespace, name)
-	var st *cluster.State
-	err := kube.Retry{}.Do(ctx, func(bool) error {
-		var err error
-		st, err = cluster.LoadLive(ctx, client, namespace, name)
-		return err
+	st, err := kube.Read(ctx, kube.Retry{}, func() (*cluster.State, error) {
+		return cluster.LoadLive(ctx, client, namespace, name)
 	})
 	if err != nil {
 		return nil, err

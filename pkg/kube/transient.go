@@ -46,6 +46,24 @@ type Retry struct {
 	Now func() time.Time
 }
 
+// Read returns read's result under r's policy: a read changes nothing, so after a transient
+// failure it is sent again whole. T is whatever the read returns (a State, a list).
+//
+// Errors: those of Do (read's last error, "(gave up after N attempts in D)", ctx's cause).
+func Read[T any](ctx context.Context, r Retry, read func() (T, error)) (T, error) {
+	var out T
+	err := r.Do(ctx, func(bool) error {
+		var err error
+		out, err = read()
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
+
 // Do calls fn until it returns nil or an error that is not transient, ctx ends, Check
 // fails, or the next attempt would start after the deadline. fn's argument says whether an
 // earlier attempt failed transiently: that attempt may have reached the server (a write

@@ -122,3 +122,28 @@ func TestRetryDo(t *testing.T) {
 		}
 	})
 }
+
+// TestRead: a read is sent again after a transient failure and its last result returned; a
+// permanent error returns the zero value at once.
+func TestRead(t *testing.T) {
+	unavailable := apierrors.NewServiceUnavailable("unavailable")
+	calls := 0
+	got, err := Read(t.Context(), Retry{Deadline: time.Now().Add(10 * time.Second)}, func() ([]string, error) {
+		if calls++; calls < 3 {
+			return []string{"partial"}, unavailable
+		}
+		return []string{"web", "api"}, nil
+	})
+	if err != nil || calls != 3 || fmt.Sprint(got) != "[web api]" {
+		t.Errorf("got %v, err %v after %d calls; want [web api], nil after 3", got, err, calls)
+	}
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "web", errors.New("no"))
+	calls = 0
+	got, err = Read(t.Context(), Retry{Deadline: time.Now().Add(10 * time.Second)}, func() ([]string, error) {
+		calls++
+		return []string{"partial"}, forbidden
+	})
+	if !apierrors.IsForbidden(err) || calls != 1 || got != nil {
+		t.Errorf("got %v, err %v after %d calls; want nil, the Forbidden after 1", got, err, calls)
+	}
+}
