@@ -14,6 +14,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -71,7 +72,13 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 	if err := w.checkConfirm(w.verb); err != nil {
 		return err
 	}
-	refs, err := sel.Resolve()
+	resolve := sel.Resolve
+	if sel.Bulk() {
+		// -l, --all: one paginated LIST through the builder, sent again whole through
+		// transient failures, as every other read (kube.Read); names ask nothing.
+		resolve = func() ([]target.Ref, error) { return kube.Read(context.Background(), kube.Retry{}, sel.Resolve) }
+	}
+	refs, err := resolve()
 	if err != nil {
 		return err
 	}

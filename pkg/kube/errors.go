@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
@@ -66,7 +67,8 @@ func Classify(err error) Class {
 // Priority and Fairness, a watch cache still initializing), any 5xx (500 Internal Error,
 // 503 Service Unavailable, ...), etcd's "request timed out" and "leader changed" passed on
 // by the API server, or the network: a connection refused (the API server is down), reset
-// or cut short, a network timeout. A context's end is never transient.
+// or cut short, a network timeout. A context's end is never transient. An aggregate (the
+// resource builder's visits, utilerrors.Aggregate) is transient when every error in it is.
 //
 // Mirrors the errors client-go's rest client retries (IsRetryableError and checkWait,
 // k8s.io/client-go/rest/with_retry.go, v0.36.3) and those retry.OnError callers treat as
@@ -74,6 +76,16 @@ func Classify(err error) Class {
 func IsTransient(err error) bool {
 	if err == nil || IsContextError(err) {
 		return false
+	}
+	var agg utilerrors.Aggregate
+	if errors.As(err, &agg) {
+		errs := utilerrors.Flatten(agg).Errors()
+		for _, e := range errs {
+			if !IsTransient(e) {
+				return false
+			}
+		}
+		return len(errs) > 0
 	}
 	var st apierrors.APIStatus
 	if errors.As(err, &st) && st.Status().Code >= http.StatusInternalServerError {

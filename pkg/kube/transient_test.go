@@ -13,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 )
 
 // TestIsTransient: the failures of an API server that restarts, throttles or loses etcd are
@@ -34,6 +35,8 @@ func TestIsTransient(t *testing.T) {
 		{"etcd request timed out", apierrors.NewInternalError(errors.New("etcdserver: request timed out")), true},
 		{"etcd leader changed, as text", errors.New("rpc error: code = Unavailable desc = etcdserver: leader changed"), true},
 		{"conflict", apierrors.NewConflict(gr, "web", errors.New("modified")), false},
+		{"aggregate of a refused LIST and a 503 (the builder's visits)", utilerrors.NewAggregate([]error{refused, utilerrors.NewAggregate([]error{apierrors.NewServiceUnavailable("x")})}), true},
+		{"aggregate with a forbidden among transients", utilerrors.NewAggregate([]error{refused, apierrors.NewForbidden(gr, "web", errors.New("no"))}), false},
 		{"forbidden", apierrors.NewForbidden(gr, "web", errors.New("no")), false},
 		{"invalid", apierrors.NewBadRequest("bad"), false},
 		{"context canceled", fmt.Errorf("get: %w", context.Canceled), false},
