@@ -108,7 +108,7 @@ e2e: build-race cluster-binaries ## end-to-end tests (test/e2e) on a private loc
 	@mkdir -p _output; state=$$(mktemp -d "$(CURDIR)/_output/e2e-cluster.XXXXXX"); \
 	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/e2e-logs; cp -r "$$state/logs" _output/e2e-logs; echo "e2e: cluster logs in _output/e2e-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; exit $$rc' EXIT; \
 	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
-	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 ./test/e2e/...
+	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 -timeout 30m ./test/e2e/...
 
 # e2e-timed: the timed model's predicted rollout durations against measured ones (20 replicas,
 # 25%/25%, maxSurge 0, maxUnavailable 0; kwok delays of 2 s and 1-4 s), logged side by side.
