@@ -21,7 +21,6 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -253,10 +252,13 @@ func driveError(ctx context.Context, w io.Writer, t Target, err error) error {
 // server-defaulted (a server-side dry run), nil without change flags (continue a held drive,
 // or adopt the rollout in flight). Warnings (a client-side fallback) go to ErrOut.
 //
-// Errors: the read's; the change's; a change to a Deployment drive holds for another change
-// that cannot be compared with it.
+// Both reads (the first, and the one again after a conflict) go through transient failures
+// of the API server (loadLive: kube.Read with the one policy).
+//
+// Errors: the read's (after retries); the change's; a change to a Deployment drive holds
+// for another change that cannot be compared with it.
 func (o *DriveOptions) desired(ctx context.Context, cs kubernetes.Interface) (*appsv1.Deployment, error) {
-	st, err := cluster.LoadLive(ctx, cs, o.Namespace, o.Name)
+	st, err := loadLive(ctx, cs, o.Namespace, o.Name)
 	if err != nil || !o.Change.Any() {
 		return nil, err
 	}
@@ -268,7 +270,7 @@ func (o *DriveOptions) desired(ctx context.Context, cs kubernetes.Interface) (*a
 	tries, readErr := 0, error(nil)
 	err = kube.OnError(retriable, func() error {
 		if tries++; tries > 1 {
-			if st, readErr = cluster.LoadLive(ctx, cs, o.Namespace, o.Name); readErr != nil {
+			if st, readErr = loadLive(ctx, cs, o.Namespace, o.Name); readErr != nil {
 				return kube.Stop(readErr)
 			}
 		}
