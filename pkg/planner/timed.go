@@ -47,6 +47,7 @@ type timedState struct {
 	readyAfter []time.Duration
 	next       int           // the next index into readyAfter
 	minReady   time.Duration // spec.minReadySeconds
+	latency    time.Duration // Timing.SyncLatency
 	seq        int           // pods created so far (existing ones included)
 	alive      []bool        // by seq: the pod exists
 	events     eventQueue    // the pods' future Ready and available moments
@@ -81,6 +82,9 @@ func validateTiming(tm *Timing) error {
 	if tm == nil || len(tm.ReadyAfter) == 0 {
 		return errors.New("readiness timed needs the time pods take to become ready (--pod-ready-after DURATION, or the live Deployment's pods)")
 	}
+	if tm.SyncLatency < 0 {
+		return fmt.Errorf("readiness timed: the sync latency %s is negative: give 0 or more", tm.SyncLatency)
+	}
 	for _, d := range tm.ReadyAfter {
 		if d < 0 {
 			return fmt.Errorf("readiness timed: a pod cannot become ready %s after it is created: ready-after must not be negative", d)
@@ -96,6 +100,7 @@ func (s *simulation) initTimed(tm *Timing) {
 	s.timed = &timedState{
 		readyAfter: slices.Clone(tm.ReadyAfter),
 		minReady:   time.Duration(s.d.Spec.MinReadySeconds) * time.Second,
+		latency:    tm.SyncLatency,
 		progress:   newProgressState(s.d, s.nowTime),
 	}
 	t := s.timed
@@ -184,7 +189,8 @@ func (s *simulation) observeStatus(rolloutPath, created, found bool) {
 }
 
 // podsCatchUp plays the ReplicaSet controller after a timed sync: every live ReplicaSet gets
-// spec.replicas pods (new ones created now, each Ready after the next ReadyAfter value;
+// spec.replicas pods (new ones created SyncLatency from now, each Ready the next ReadyAfter
+// value after its creation;
 // surplus ones deleted in the ReplicaSet controller's order, getPodsToDelete), and its status
 // follows. It reports whether any status changed (a ReplicaSet update event).
 func (s *simulation) podsCatchUp() bool {
@@ -195,8 +201,9 @@ func (s *simulation) podsCatchUp() bool {
 			changed = true
 		}
 		for n := int32(len(rs.pods)); n < rs.replicas; n++ {
-			ready := t.now + t.takeReadyAfter()
-			t.addPod(rs, pod{created: t.now, readyAt: ready, availableAt: ready + t.minReady, seq: t.seq})
+			created := t.now + t.latency
+			ready := created + t.takeReadyAfter()
+			t.addPod(rs, pod{created: created, readyAt: ready, availableAt: ready + t.minReady, seq: t.seq})
 			t.seq++
 		}
 		if surplus := len(rs.pods) - int(rs.replicas); surplus > 0 {

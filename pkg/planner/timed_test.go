@@ -64,6 +64,47 @@ func TestSimulateTimed(t *testing.T) {
 			wantDuration: 4 * s,
 		},
 		{
+			// The same rollout with a sync latency of 500 ms: the pods each write asks for
+			// start 0.5 s after it. t=0 the writes of t=0 (pods created at 0.5 s, Ready at
+			// 2.5 s); t=2.5 old 8->3, new 5->10 (created at 3 s, Ready at 5 s); t=5 old 3->0.
+			// Complete at 5 s: two waves of 2 s + 0.5 s.
+			name: "10 replicas 25%/25%, 2 s readiness, 500 ms sync latency: writes at 0, 2.5 and 5 s",
+			in: func() planner.Input {
+				d := web(10).Build()
+				tm := timed(2 * s)
+				tm.SyncLatency = 500 * time.Millisecond
+				return planner.Input{Deployment: d, ReplicaSets: rsList(oldRS(d, "nginx:1.18", 1, 0).Build()), Readiness: planner.ReadinessTimed, Timing: tm}
+			},
+			wantSteps: []timedStep{
+				{1, 0, 3, 0}, {0, 10, 8, 0}, {1, 3, 5, 0},
+				{0, 8, 3, 2500 * time.Millisecond}, {1, 5, 10, 2500 * time.Millisecond},
+				{0, 3, 0, 5 * s},
+			},
+			wantOutcome:  planner.OutcomeComplete,
+			wantDuration: 5 * s,
+		},
+		{
+			// maxSurge 0 (maxUnavailable 2), 10 replicas, 2 s readiness, 1 s sync latency: the
+			// new ReplicaSet created at 0, then five waves of old -2 and new +2, each 2 s + 1 s:
+			// complete at 15 s.
+			name: "maxSurge 0, 2 s readiness, 1 s sync latency: five waves of 3 s",
+			in: func() planner.Input {
+				d := web(10).Strategy(testutil.RollingUpdate("0", "25%")).Build()
+				tm := timed(2 * s)
+				tm.SyncLatency = s
+				return planner.Input{Deployment: d, ReplicaSets: rsList(oldRS(d, "nginx:1.18", 1, 0).Build()), Readiness: planner.ReadinessTimed, Timing: tm}
+			},
+			wantSteps: []timedStep{
+				{1, 0, 0, 0}, {0, 10, 8, 0}, {1, 0, 2, 0},
+				{0, 8, 6, 3 * s}, {1, 2, 4, 3 * s},
+				{0, 6, 4, 6 * s}, {1, 4, 6, 6 * s},
+				{0, 4, 2, 9 * s}, {1, 6, 8, 9 * s},
+				{0, 2, 0, 12 * s}, {1, 8, 10, 12 * s},
+			},
+			wantOutcome:  planner.OutcomeComplete,
+			wantDuration: 15 * s,
+		},
+		{
 			// 3 replicas, maxSurge 1, maxUnavailable 0; pods alternate 1 s and 3 s to Ready:
 			//  t=0  create new at 1 (pod 0: Ready at 1 s); 4 pods, nothing may go.
 			//  t=1  pod 0 available: old 3->2 (4-3-0 = 1), new 1->2 (pod 1: 1+3 = 4 s).
@@ -178,7 +219,8 @@ func TestSimulateTimed(t *testing.T) {
 
 func TestSimulateTimedErrors(t *testing.T) {
 	d := web(3).Build()
-	for name, tm := range map[string]*planner.Timing{"no timing": nil, "empty": timed(), "negative": timed(-s)} {
+	for name, tm := range map[string]*planner.Timing{"no timing": nil, "empty": timed(), "negative": timed(-s),
+		"negative latency": {ReadyAfter: []time.Duration{s}, SyncLatency: -s}} {
 		_, err := planner.Simulate(planner.Input{Deployment: d, Readiness: planner.ReadinessTimed, Timing: tm})
 		if err == nil || !strings.Contains(err.Error(), "readiness timed") {
 			t.Errorf("%s: err = %v, want one naming readiness timed", name, err)

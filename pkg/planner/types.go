@@ -63,6 +63,14 @@ type Timing struct {
 	// already, waiting out minReadySeconds). Extra values are ignored; missing ones are
 	// taken from ReadyAfter as if the pod were created at the start. Optional.
 	Pending map[string][]time.Duration
+	// SyncLatency is the controllers' reaction time per write: the pods a ReplicaSet write
+	// asks for are created this long after it (so Ready SyncLatency + ReadyAfter after it).
+	// It stands for every delay of the chain the model leaves out: the ReplicaSet
+	// controller creating the pods, the ReplicaSet's and the Deployment's status updates,
+	// the Deployment controller's next sync. 0 (the upstream controller in the conformance
+	// harness, which reacts at once) keeps the model exact; not negative (Simulate returns
+	// an error). pkg/estimate fits it to the Deployment's last rollout.
+	SyncLatency time.Duration
 }
 
 // Input is the state the planner starts from.
