@@ -185,7 +185,7 @@ func (o *PreviewOptions) runOne(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, state, now)
+	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, state, o.StateFile == "", now)
 	if err != nil {
 		return err
 	}

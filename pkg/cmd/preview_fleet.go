@@ -100,7 +100,7 @@ func (o *PreviewOptions) planOne(ctx context.Context, m fleetMember, now time.Ti
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, m.State, now)
+	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, m.State, o.StateFile == "", now)
 	if err != nil {
 		return nil, nil, nil, err
 	}

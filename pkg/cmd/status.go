@@ -58,6 +58,7 @@ type StatusOptions struct {
 	Watch         bool
 	Timeout       time.Duration
 	PodReadyAfter string
+	SyncLatency   string
 	Output        *printer.OutputFlags
 
 	Targets
@@ -93,6 +94,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "Follow the rollouts until they are complete or fail (redrawn in place on a terminal, a line per change otherwise).")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "With --watch, the length of time to wait before giving up (exit 5), zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
 	cmd.Flags().StringVar(&o.PodReadyAfter, "pod-ready-after", "", "How long a pod takes from creation to Ready for the ETA (the timed model): a duration (2s) or a range MIN..MAX (1s..4s). Default: measured on each Deployment's own pods.")
+	cmd.Flags().StringVar(&o.SyncLatency, "sync-latency", "", "The controllers' reaction time per write for the ETA and the steps (the timed model): a duration (500ms). Default: fitted to each Deployment's last rollout when it is complete, else 0.")
 	o.Select.AddFlags(cmd)
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
@@ -117,6 +119,11 @@ func (o *StatusOptions) Validate() error {
 			return err
 		}
 	}
+	if o.SyncLatency != "" {
+		if _, err := estimate.ParseSyncLatency(o.SyncLatency); err != nil {
+			return err
+		}
+	}
 	if !o.Output.Human() {
 		if _, err := o.Output.ToPrinter(); err != nil {
 			return err
@@ -135,6 +142,13 @@ func (o *StatusOptions) config() (status.Config, error) {
 			return cfg, err
 		}
 		cfg.ReadyAfter = &e
+	}
+	if o.SyncLatency != "" {
+		l, err := estimate.ParseSyncLatency(o.SyncLatency)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.SyncLatency = &l
 	}
 	if sel.Bulk() {
 		ls, err := labels.Parse(sel.Scope().LabelSelector)

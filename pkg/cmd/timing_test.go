@@ -83,6 +83,8 @@ func TestPreviewTimedBadInput(t *testing.T) {
 		{[]string{"--pod-ready-after", "2s"}, "--pod-ready-after applies to --readiness timed only"},
 		{[]string{"--readiness", "timed", "--pod-ready-after", "soon"}, `--pod-ready-after "soon": want a non-negative duration`},
 		{[]string{"--readiness", "timed", "--pod-ready-after", "4s..1s"}, "MIN 4s is above MAX 1s"},
+		{[]string{"--sync-latency", "1s"}, "--sync-latency applies to --readiness timed only"},
+		{[]string{"--readiness", "timed", "--pod-ready-after", "2s", "--sync-latency", "-1s"}, `--sync-latency "-1s": want a non-negative duration`},
 	}
 	for _, tc := range cases {
 		args := append([]string{"preview", "web", "--state-file", stateFile, "--image", "nginx=nginx:1.27"}, tc.args...)
@@ -160,5 +162,39 @@ func TestPreviewTimedLive(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "ETA:") {
 		t.Errorf("no ETA line:\n%s", out.String())
+	}
+	// The state's last rollout (web-777f9fc55f) took 1 s, less than the model gives it with
+	// these pods: the fitted latency is 0, said with its figures; no request more.
+	if !strings.Contains(out.String(), "Latency:        0s per write (the controllers' reaction: pod creation, status updates, the next sync), fitted to the last rollout (web-777f9fc55f): it took 1s (second precision)") {
+		t.Errorf("header does not give the fitted latency:\n%s", out.String())
+	}
+}
+
+// TestPreviewSyncLatencyFlag: --sync-latency 500ms on examples/state.yaml (10 replicas
+// 25%/25%, 2 s readiness) delays every wave of pods by 0.5 s: writes at 0, 2.5 and 5 s,
+// complete at 5 s; the header and -o json say where the figure comes from.
+func TestPreviewSyncLatencyFlag(t *testing.T) {
+	args := []string{"preview", "web", "--state-file", stateFile, "--image", "nginx=nginx:1.27", "--readiness", "timed", "--pod-ready-after", "2s", "--sync-latency", "500ms"}
+	out, errOut, code := runRoot(t, "", append(args, "-o", "json")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p v1alpha1.RolloutPlan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for _, st := range p.Steps {
+		at = append(at, st.At.Duration.String())
+	}
+	if got := strings.Join(at, " "); got != "0s 0s 0s 2.5s 2.5s 5s" || p.Duration == nil || p.Duration.Duration != 5*time.Second {
+		t.Errorf("steps at %s, duration %v; want 0s 0s 0s 2.5s 2.5s 5s, 5s", got, p.Duration)
+	}
+	if p.Timing == nil || p.Timing.SyncLatency.Duration != 500*time.Millisecond || p.Timing.SyncLatencySource != "flag" {
+		t.Errorf("timing %+v, want sync latency 500ms from the flag", p.Timing)
+	}
+	human, errOut, code := runRoot(t, "", args...)
+	if code != ExitOK || !strings.Contains(human, "Latency:        500ms per write (the controllers' reaction: pod creation, status updates, the next sync), per --sync-latency") {
+		t.Errorf("exit %d, human output lacks the Latency line:\n%s%s", code, human, errOut)
 	}
 }

@@ -41,11 +41,13 @@ type Estimate struct {
 	// ReplicaSets whose pods were measured, newest revision first.
 	Samples     int
 	ReplicaSets []string
+	// Latency is the controllers' reaction time per write the model adds (zero: none).
+	Latency Latency
 }
 
 // Timing returns the planner's time model for e.
 func (e Estimate) Timing() *planner.Timing {
-	return &planner.Timing{ReadyAfter: slices.Clone(e.ReadyAfter)}
+	return &planner.Timing{ReadyAfter: slices.Clone(e.ReadyAfter), SyncLatency: e.Latency.PerWrite}
 }
 
 // spreadOrder is the order in which pods take the 16 points of a spread: bit-reversed

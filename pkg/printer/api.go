@@ -76,13 +76,22 @@ func timedDuration(p *planner.Plan, d time.Duration) *metav1.Duration {
 // NewPlanTiming converts the estimate a timed plan was made with (and the Deployment's
 // minReadySeconds) to its API object.
 func NewPlanTiming(e *estimate.Estimate, minReadySeconds int32) *v1alpha1.PlanTiming {
-	return &v1alpha1.PlanTiming{
-		Source:           string(e.Source),
-		ReadyAfterMin:    metav1.Duration{Duration: e.Min},
-		ReadyAfterMedian: metav1.Duration{Duration: e.Median},
-		ReadyAfterMax:    metav1.Duration{Duration: e.Max},
-		MinReadySeconds:  minReadySeconds,
-		Samples:          e.Samples,
-		ReplicaSets:      e.ReplicaSets,
+	t := &v1alpha1.PlanTiming{
+		Source:            string(e.Source),
+		ReadyAfterMin:     metav1.Duration{Duration: e.Min},
+		ReadyAfterMedian:  metav1.Duration{Duration: e.Median},
+		ReadyAfterMax:     metav1.Duration{Duration: e.Max},
+		MinReadySeconds:   minReadySeconds,
+		Samples:           e.Samples,
+		ReplicaSets:       e.ReplicaSets,
+		SyncLatency:       metav1.Duration{Duration: e.Latency.PerWrite},
+		SyncLatencySource: string(e.Latency.Source),
+		SyncLatencyNote:   e.Latency.Why,
 	}
+	if e.Latency.Source == estimate.LatencyRollout {
+		t.SyncLatencyReplicaSet = e.Latency.ReplicaSet
+		t.SyncLatencyTook = &metav1.Duration{Duration: e.Latency.Took}
+		t.SyncLatencyModelled = &metav1.Duration{Duration: e.Latency.Modelled}
+	}
+	return t
 }

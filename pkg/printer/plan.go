@@ -45,6 +45,9 @@ func printHeader(w io.Writer, p *planner.Plan, opts PlanOptions) {
 	fmt.Fprintf(w, "Strategy:       %s\n", strategyLine(p))
 	fmt.Fprintf(w, "New ReplicaSet: %s (revision %d), %s\n", p.NewReplicaSet.Name, p.NewReplicaSet.Revision, newRSNote(p))
 	fmt.Fprintf(w, "Readiness:      %s (%s)\n", p.Readiness, readinessNote(p, opts.Estimate))
+	if p.Readiness == planner.ReadinessTimed && opts.Estimate != nil {
+		fmt.Fprintf(w, "Latency:        %s\n", LatencyNote(opts.Estimate.Latency))
+	}
 	for _, warning := range opts.Warnings {
 		fmt.Fprintf(w, "Warning:        %s\n", warning)
 	}

@@ -33,6 +33,24 @@ func timedNote(p *planner.Plan, e *estimate.Estimate) string {
 	return fmt.Sprintf("pods Ready %s..%s after creation, spread over pods, per --pod-ready-after; %s", formatOffset(e.Min), formatOffset(e.Max), available)
 }
 
+// LatencyNote is the Latency line of a timed plan: the sync latency per write and where it
+// comes from (the fitted rollout and its figures: the sample is that one rollout).
+func LatencyNote(l estimate.Latency) string {
+	const what = "the controllers' reaction: pod creation, status updates, the next sync"
+	switch l.Source {
+	case estimate.LatencyFlag:
+		return fmt.Sprintf("%s per write (%s), per --sync-latency", formatOffset(l.PerWrite), what)
+	case estimate.LatencyRollout:
+		return fmt.Sprintf("%s per write (%s), fitted to the last rollout (%s): it took %s (second precision), the model gives it %s without latency (%.1f waves)",
+			formatOffset(l.PerWrite), what, l.ReplicaSet, formatOffset(l.Took), formatOffset(l.Modelled), l.Waves)
+	}
+	why := ""
+	if l.Why != "" {
+		why = ": " + l.Why
+	}
+	return fmt.Sprintf("0 per write, not measured%s (--sync-latency sets the controllers' reaction time per write)", why)
+}
+
 // printETA writes the ETA line of a timed plan, and the moment the progress deadline passes
 // if it does.
 func printETA(w io.Writer, p *planner.Plan) {

@@ -49,3 +49,28 @@ func TestTimedNote(t *testing.T) {
 		t.Errorf("NewPlanTiming = %+v", obj)
 	}
 }
+
+func TestLatencyNote(t *testing.T) {
+	cases := map[string]struct {
+		l    estimate.Latency
+		want string
+	}{
+		"fitted": {estimate.Latency{Source: estimate.LatencyRollout, PerWrite: 450 * time.Millisecond, ReplicaSet: "web-a", Took: 10 * time.Second, Modelled: 8200 * time.Millisecond, Waves: 4},
+			"450ms per write (the controllers' reaction: pod creation, status updates, the next sync), fitted to the last rollout (web-a): it took 10s (second precision), the model gives it 8.2s without latency (4.0 waves)"},
+		"flag": {estimate.Latency{Source: estimate.LatencyFlag, PerWrite: time.Second},
+			"1s per write (the controllers' reaction: pod creation, status updates, the next sync), per --sync-latency"},
+		"none": {estimate.Latency{Why: "the Deployment is paused"},
+			"0 per write, not measured: the Deployment is paused (--sync-latency sets the controllers' reaction time per write)"},
+	}
+	for name, tc := range cases {
+		if got := LatencyNote(tc.l); got != tc.want {
+			t.Errorf("%s: got %q, want %q", name, got, tc.want)
+		}
+	}
+	e := &estimate.Estimate{Source: estimate.SourceFlag, Latency: cases["fitted"].l}
+	obj := NewPlanTiming(e, 0)
+	if obj.SyncLatency.Duration != 450*time.Millisecond || obj.SyncLatencySource != "rollout" || obj.SyncLatencyReplicaSet != "web-a" ||
+		obj.SyncLatencyTook == nil || obj.SyncLatencyTook.Duration != 10*time.Second || obj.SyncLatencyModelled == nil {
+		t.Errorf("NewPlanTiming = %+v", obj)
+	}
+}

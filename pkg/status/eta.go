@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -13,48 +14,90 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
-// RestUnderTimedModel returns Options.Rest for st at now: the rest of the rollout planned
-// under readiness timed, with the estimate flag (--pod-ready-after) or, when flag is nil,
-// one measured on the Deployment's own pods (estimate.FromPods over
-// estimate.SampledReplicaSets: creation to Ready of the pods of the new and the previous
-// ReplicaSet), and the Ready times of its pods not yet available (estimate.Pending). It
-// also returns the basis of the estimate, for people ("pods Ready after 2s (--pod-ready-after)",
-// "... median 2s of 20 pods"). Without a Ready pod to measure there is no ETA: nil, "". Nor
-// when pods of the Deployment are overdue (not Ready longer than the estimate's maximum plus
-// a second, the timestamps' precision): the model cannot say when they will be; nil and why.
-// Pure: pods are the namespace's pods as read (not modified).
-func RestUnderTimedModel(st *cluster.State, pods []*corev1.Pod, flag *estimate.Estimate, now time.Time) (func(planner.Input) (*planner.Plan, error), string) {
+// UseTimedModel sets o's Plan, Rest and RestBasis for st at now under readiness timed, with
+// the estimate flag (--pod-ready-after) or, when flag is nil, one measured on the
+// Deployment's own pods (estimate.FromPods over estimate.SampledReplicaSets: creation to
+// Ready of the pods of the new and the previous ReplicaSet), and the sync latency latency
+// (--sync-latency) or, when nil, the one fitted to the Deployment's last rollout
+// (SyncLatency: none while a rollout is in flight, as its end is not there to measure).
+//   - Plan plans the whole rollout from StartState (step k of n against the timed plan,
+//     whose steps are the controller's finer writes when pods become ready one by one);
+//   - Rest plans the rest from the live state, with the Ready times of the pods not yet
+//     available (estimate.Pending); RestBasis says what the model assumed, for people
+//     ("pods Ready after 2s (--pod-ready-after)", "... median 2s of 20 pods").
+//
+// Without a Ready pod to measure, o is left as it is (the batched plan, no ETA). When pods
+// of the Deployment are overdue (not Ready longer than the estimate's maximum plus a second,
+// the timestamps' precision) the model cannot say when they will be: Plan is set, Rest is
+// nil and RestBasis says why. Pure: pods are the namespace's pods as read (not modified).
+func (o *Options) UseTimedModel(st *cluster.State, pods []*corev1.Pod, flag *estimate.Estimate, latency *estimate.Latency, now time.Time) {
 	var e estimate.Estimate
 	if flag != nil {
 		e = *flag
 	} else {
 		var err error
 		if e, err = estimate.FromPods(pods, estimate.SampledReplicaSets(st.ReplicaSets)); err != nil {
-			return nil, ""
+			return
 		}
 	}
+	if latency != nil {
+		e.Latency = *latency
+	} else {
+		e.Latency = SyncLatency(st.Deployment, st.ReplicaSets, e)
+	}
+	whole := e.Timing()
+	o.Plan = func(in planner.Input) (*planner.Plan, error) {
+		in.Readiness, in.Timing = planner.ReadinessTimed, whole
+		return planner.Simulate(in)
+	}
 	if n, oldest := overdue(st, pods, e, now); n > 0 {
-		return nil, fmt.Sprintf("none: %d %s not Ready after %s, longer than the time model's %s", n, pods1(n), oldest, basis(e))
+		o.Rest, o.RestBasis = nil, fmt.Sprintf("none: %d %s not Ready after %s, longer than the time model's %s", n, pods1(n), oldest, basis(e))
+		return
 	}
 	tm := e.Timing()
 	tm.Pending = estimate.Pending(pods, st.ReplicaSets, e, st.Deployment.Spec.MinReadySeconds, now)
-	return func(in planner.Input) (*planner.Plan, error) {
+	o.Rest = func(in planner.Input) (*planner.Plan, error) {
 		in.Readiness, in.Timing = planner.ReadinessTimed, tm
 		return planner.Simulate(in)
-	}, basis(e)
+	}
+	o.RestBasis = basis(e)
+}
+
+// SyncLatency fits the sync latency to the last rollout of d (live, with rss, the
+// ReplicaSets its controller claims: LastRollout, estimate.FitSyncLatency) with pod
+// readiness e; without such a rollout, or when the model cannot replay it, the latency is
+// none (0) and says why. Pure.
+func SyncLatency(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, e estimate.Estimate) estimate.Latency {
+	r, ok, why := LastRollout(d, rss)
+	if !ok {
+		return estimate.Latency{Why: why}
+	}
+	l, err := estimate.FitSyncLatency(r, e)
+	if err != nil {
+		return estimate.Latency{Why: err.Error()}
+	}
+	return l
 }
 
 // basis describes an estimate: "pods Ready after 2s (--pod-ready-after)", "pods Ready after
-// 1s..4s (--pod-ready-after)", "pods Ready after 2s (median of 20 pods, 2s..3s)".
+// 1s..4s (--pod-ready-after)", "pods Ready after 2s (median of 20 pods, 2s..3s)", with its
+// sync latency when it has one (", 500ms per write (--sync-latency)").
 func basis(e estimate.Estimate) string {
 	span := e.Min.String()
 	if e.Max != e.Min {
 		span = fmt.Sprintf("%s..%s", e.Min, e.Max)
 	}
+	out := fmt.Sprintf("pods Ready after %s (median of %d pods, %s)", e.Median, e.Samples, span)
 	if e.Source == estimate.SourceFlag {
-		return fmt.Sprintf("pods Ready after %s (--pod-ready-after)", span)
+		out = fmt.Sprintf("pods Ready after %s (--pod-ready-after)", span)
 	}
-	return fmt.Sprintf("pods Ready after %s (median of %d pods, %s)", e.Median, e.Samples, span)
+	switch e.Latency.Source {
+	case estimate.LatencyFlag:
+		out += fmt.Sprintf(", %s per write (--sync-latency)", e.Latency.PerWrite)
+	case estimate.LatencyRollout:
+		out += fmt.Sprintf(", %s per write (fitted to the last rollout)", e.Latency.PerWrite)
+	}
+	return out
 }
 
 // overdue counts the pods of st's ReplicaSets that are not Ready and older than e.Max plus a

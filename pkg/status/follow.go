@@ -35,11 +35,14 @@ type Config struct {
 	Timeout time.Duration
 	// Options are Compute's.
 	Options Options
-	// ETA computes the ETA of each rollout under the time model (RestUnderTimedModel): the
-	// namespace's pods (or, for one name, those of its selector) are watched too. ReadyAfter
-	// is the estimate of --pod-ready-after; nil measures each Deployment's own pods.
-	ETA        bool
-	ReadyAfter *estimate.Estimate
+	// ETA computes the ETA of each rollout under the time model, and its step k of n against
+	// the timed plan (Options.UseTimedModel): the namespace's pods (or, for one name, those
+	// of its selector) are watched too. ReadyAfter is the estimate of --pod-ready-after; nil
+	// measures each Deployment's own pods. SyncLatency is --sync-latency's; nil fits it to
+	// each Deployment's last rollout.
+	ETA         bool
+	ReadyAfter  *estimate.Estimate
+	SyncLatency *estimate.Latency
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -164,7 +167,7 @@ func read(c *watch.Cache, cfg Config, now time.Time, first bool) ([]*Status, err
 		}
 		opts := cfg.Options
 		if cfg.ETA {
-			opts.Rest, opts.RestBasis = RestUnderTimedModel(st, pods, cfg.ReadyAfter, now)
+			opts.UseTimedModel(st, pods, cfg.ReadyAfter, cfg.SyncLatency, now)
 		}
 		out = append(out, Compute(st.Deployment, st.ReplicaSets, now, opts))
 	}

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -119,4 +121,33 @@ func restoreRevision(rs *appsv1.ReplicaSet) {
 	} else {
 		delete(rs.Annotations, deployutil.RevisionHistoryAnnotation)
 	}
+}
+
+// LastRollout returns the last rollout of d (live, with rss, the ReplicaSets its controller
+// claims) for estimate.FitSyncLatency, when its objects still show it whole: d is not paused,
+// complete (kubectl's verdict) with the Progressing condition the controller set when the
+// new ReplicaSet became available (reason NewReplicaSetAvailable, naming it), and the new
+// ReplicaSet was created by that rollout (a reused one's start is not recorded). The rollout
+// took from the new ReplicaSet's creationTimestamp to the condition's lastUpdateTime; it
+// started from StartState. Otherwise it returns false and why, for people.
+func LastRollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (estimate.Rollout, bool, string) {
+	newRS := deployutil.FindNewReplicaSet(d, rss)
+	c := progressing(d)
+	switch {
+	case d.Spec.Paused:
+		return estimate.Rollout{}, false, "the Deployment is paused"
+	case newRS == nil:
+		return estimate.Rollout{}, false, "no ReplicaSet has the Deployment's template"
+	case !createdByRollout(newRS, rss):
+		return estimate.Rollout{}, false, fmt.Sprintf("its ReplicaSet %s was reused (a rollback): the rollout's start is not recorded", newRS.Name)
+	}
+	if phase, _ := Verdict(d); phase != PhaseComplete || c == nil || c.Reason != NewRSAvailableReason ||
+		!strings.Contains(c.Message, fmt.Sprintf("%q", newRS.Name)) {
+		return estimate.Rollout{}, false, fmt.Sprintf("the rollout of %s is not complete (no Progressing condition %s naming it)", newRS.Name, NewRSAvailableReason)
+	}
+	took := c.LastUpdateTime.Sub(newRS.CreationTimestamp.Time)
+	if took < 0 {
+		return estimate.Rollout{}, false, fmt.Sprintf("the rollout of %s completed before its ReplicaSet was created (a clock skew)", newRS.Name)
+	}
+	return estimate.Rollout{Start: StartState(d, rss), ReplicaSet: newRS.Name, Took: took}, true, ""
 }

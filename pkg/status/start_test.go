@@ -1,13 +1,18 @@
 package status
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -71,5 +76,57 @@ func TestStartStateReused(t *testing.T) {
 	}
 	if got := Reached(p, rss, reused.Name); got != 2 {
 		t.Errorf("reached %d steps of %d, want 2 (new 0 -> 3, old 10 -> 8)", got, len(p.Steps))
+	}
+}
+
+// TestLastRollout: a complete rollout of 10 replicas (25%/25%) whose new ReplicaSet was
+// created at minute 5 and completed at minute 6 (the Progressing condition) took 1 minute
+// from StartState; with 2 s pod readiness the model gives it 4 s in two waves, so the sync
+// latency fitted is (60-4)/2 = 28 s. A rollout in flight, one whose condition names another
+// ReplicaSet, a paused Deployment and a reused ReplicaSet give none, with why.
+func TestLastRollout(t *testing.T) {
+	complete := func() (*appsv1.Deployment, []*appsv1.ReplicaSet) {
+		d, rss := point{newReplicas: 10, newAvailable: 10, observed: true, reason: NewRSAvailableReason}.state(testutil.RollingUpdate("25%", "25%"))
+		d.Status.Conditions[0].Message = fmt.Sprintf("ReplicaSet %q has successfully progressed.", rss[1].Name)
+		return d, rss
+	}
+	d, rss := complete()
+	r, ok, why := LastRollout(d, rss)
+	if !ok || r.ReplicaSet != rss[1].Name || r.Took != time.Minute || len(r.Start.ReplicaSets) != 1 || ptr.Deref(r.Start.ReplicaSets[0].Spec.Replicas, 0) != 10 {
+		t.Fatalf("LastRollout = %+v, %v, %q; want %s, 1m, from the old ReplicaSet at 10", r, ok, why, rss[1].Name)
+	}
+	e, err := estimate.ParseReadyAfter("2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := SyncLatency(d, rss, e); l.Source != estimate.LatencyRollout || l.PerWrite != 28*time.Second || l.Modelled != 4*time.Second || l.Waves != 2 {
+		t.Errorf("SyncLatency = %+v, want 28s per write over 2 waves (4s modelled)", l)
+	}
+
+	cases := map[string]struct {
+		change func(d *appsv1.Deployment, rss []*appsv1.ReplicaSet)
+		why    string
+	}{
+		"in flight": {func(d *appsv1.Deployment, _ []*appsv1.ReplicaSet) {
+			d.Status.Conditions[0].Reason = "ReplicaSetUpdated"
+		}, "is not complete"},
+		"the condition names another ReplicaSet": {func(d *appsv1.Deployment, _ []*appsv1.ReplicaSet) {
+			d.Status.Conditions[0].Message = `ReplicaSet "web-other" has successfully progressed.`
+		}, "is not complete"},
+		"paused": {func(d *appsv1.Deployment, _ []*appsv1.ReplicaSet) { d.Spec.Paused = true }, "paused"},
+		"reused (a rollback)": {func(_ *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
+			rss[1].CreationTimestamp = testutil.Time(-1)
+		}, "was reused"},
+	}
+	for name, tc := range cases {
+		d, rss := complete()
+		tc.change(d, rss)
+		_, ok, why := LastRollout(d, rss)
+		if ok || !strings.Contains(why, tc.why) {
+			t.Errorf("%s: ok %v, why %q; want none, %q", name, ok, why, tc.why)
+		}
+		if l := SyncLatency(d, rss, e); l.Source != estimate.LatencyNone || l.PerWrite != 0 || l.Why != why {
+			t.Errorf("%s: SyncLatency %+v, want none saying %q", name, l, why)
+		}
 	}
 }

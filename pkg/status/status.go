@@ -123,7 +123,7 @@ type Options struct {
 	// status warns (0: DefaultWarnAfter).
 	WarnAfter float64
 	// Plan plans the whole rollout from StartState (nil: planner.Simulate, under the input's
-	// readiness, batched).
+	// readiness, batched; UseTimedModel sets the timed model's).
 	Plan func(in planner.Input) (*planner.Plan, error)
 	// RestBasis describes Rest's estimate, or why there is no Rest (Status.ETABasis).
 	RestBasis string

@@ -66,6 +66,19 @@ type PlanTiming struct {
 	// (source pods only).
 	Samples     int      `json:"samples,omitempty"`
 	ReplicaSets []string `json:"replicaSets,omitempty"`
+	// SyncLatency is the controllers' reaction time per write the model adds: pods a write
+	// asks for start this long after it (pod creation, status updates, the next sync).
+	SyncLatency metav1.Duration `json:"syncLatency"`
+	// SyncLatencySource is "flag" (--sync-latency), "rollout" (fitted to the Deployment's
+	// last rollout) or absent (none: 0, SyncLatencyNote says why).
+	SyncLatencySource string `json:"syncLatencySource,omitempty"`
+	// For source rollout: the new ReplicaSet of the rollout fitted, how long it took (second
+	// precision) and how long the model gives it without latency.
+	SyncLatencyReplicaSet string           `json:"syncLatencyReplicaSet,omitempty"`
+	SyncLatencyTook       *metav1.Duration `json:"syncLatencyTook,omitempty"`
+	SyncLatencyModelled   *metav1.Duration `json:"syncLatencyModelled,omitempty"`
+	// SyncLatencyNote says why there is none (source absent).
+	SyncLatencyNote string `json:"syncLatencyNote,omitempty"`
 }
 
 // PlanManifest is the manifest set's part of a RolloutPlan.

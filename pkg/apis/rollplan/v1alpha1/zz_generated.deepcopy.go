@@ -417,6 +417,17 @@ func (in *PlanTiming) DeepCopyInto(out *PlanTiming) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	out.SyncLatency = in.SyncLatency
+	if in.SyncLatencyTook != nil {
+		in, out := &in.SyncLatencyTook, &out.SyncLatencyTook
+		*out = new(metav1.Duration)
+		**out = **in
+	}
+	if in.SyncLatencyModelled != nil {
+		in, out := &in.SyncLatencyModelled, &out.SyncLatencyModelled
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	return
 }
 
