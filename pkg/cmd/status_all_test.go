@@ -3,7 +3,6 @@ package cmd
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -67,29 +66,14 @@ func TestStatusAllNamespaces(t *testing.T) {
 // per change with its namespace and exits 0 once default/web completes.
 func TestStatusAllNamespacesWatch(t *testing.T) {
 	client, d, rss := statusTwoNamespaces()
-	o := newStatusAllTest(client)
-	out := &firstWrite{written: make(chan struct{})}
-	o.Out = out
-	o.Watch, o.Timeout = true, 10*time.Second
-	go func() {
-		select {
-		case <-out.written:
-		case <-time.After(5 * time.Second):
-		}
-		completeRollout(client, d, rss)
-	}()
-	if code, msg := exit(o.Run); code != ExitOK {
-		t.Fatalf("exit %d %q, want 0\n%s", code, msg, out)
-	}
+	lines := watchToCompletion(t, newStatusAllTest(client), client, d, rss)
+	// The first lines: both Deployments, by namespace; then only web's changes.
 	var first []string
-	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, l := range lines {
 		first = append(first, strings.SplitN(l, "  ", 2)[0])
 	}
-	// The first lines: both Deployments, by namespace; then only web's changes.
-	if len(first) < 3 || first[0] != "bank/ledger" || first[1] != "default/web" {
-		t.Fatalf("want bank/ledger, default/web, then web's changes:\n%s", out)
+	if diff := cmp.Diff([]string{"bank/ledger", "default/web"}, first[:min(2, len(first))]); diff != "" || len(first) < 3 {
+		t.Fatalf("want bank/ledger, default/web, then web's changes (-want +got):\n%s\n%s", diff, strings.Join(lines, "\n"))
 	}
-	if d := cmp.Diff("default/web", first[len(first)-1]); d != "" || !strings.Contains(out.String(), `deployment "web" successfully rolled out`) {
-		t.Errorf("the last line is not web's completion:\n%s", out)
-	}
+	lastRolledOut(t, lines, "default/web  ", "web")
 }

@@ -121,12 +121,26 @@ func TestStatusWatchFollowsToCompletion(t *testing.T) {
 	d, rss := statusMidRollout("ReplicaSetUpdated")
 	client := fakeClient(d, rss)
 	o, _ := newStatusTest(client, "deploy/web")
+	lines := watchToCompletion(t, o, client, d, rss)
+	if len(lines) < 2 || len(lines) > 4 {
+		t.Fatalf("%d lines, want a few (one per change):\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[0], "step 3/6") {
+		t.Errorf("first line should be step 3/6:\n%s", strings.Join(lines, "\n"))
+	}
+	lastRolledOut(t, lines, "default/web  step 6/6", "web")
+}
+
+// watchToCompletion runs o with --watch (10 s --timeout) while statusMidRollout's rollout
+// of d moves to its end (completeRollout) once --watch printed where it stood: a fixed sleep
+// raced the informers' first sync on a loaded machine. It fails the test unless o exits 0,
+// and returns the output's lines.
+func watchToCompletion(t *testing.T, o *StatusOptions, client *fake.Clientset, d *appsv1.Deployment, rss []*appsv1.ReplicaSet) []string {
+	t.Helper()
 	out := &firstWrite{written: make(chan struct{})}
 	o.Out = out
 	o.Watch, o.Timeout = true, 10*time.Second
 	go func() {
-		// The rollout moves on only after --watch printed where it stood (step 3/6): a fixed
-		// sleep raced the informers' first sync on a loaded machine.
 		select {
 		case <-out.written:
 		case <-time.After(5 * time.Second):
@@ -136,13 +150,16 @@ func TestStatusWatchFollowsToCompletion(t *testing.T) {
 	if code, msg := exit(o.Run); code != ExitOK {
 		t.Fatalf("exit %d %q, want 0\n%s", code, msg, out)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) < 2 || len(lines) > 4 {
-		t.Fatalf("%d lines, want a few (one per change):\n%s", len(lines), out)
-	}
-	if !strings.Contains(lines[0], "step 3/6") || !strings.Contains(lines[len(lines)-1], "step 6/6") ||
-		!strings.Contains(lines[len(lines)-1], `deployment "web" successfully rolled out`) {
-		t.Errorf("first line should be step 3/6, the last step 6/6 and complete:\n%s", out)
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
+// lastRolledOut fails the test unless the last of lines starts with prefix and gives
+// kubectl's success message for Deployment name.
+func lastRolledOut(t *testing.T, lines []string, prefix, name string) {
+	t.Helper()
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, prefix) || !strings.Contains(last, fmt.Sprintf("deployment %q successfully rolled out", name)) {
+		t.Errorf("the last line should start %q and say %s rolled out:\n%s", prefix, name, strings.Join(lines, "\n"))
 	}
 }
 

@@ -35,13 +35,5 @@ func TestStatusAllNamespaces(t *testing.T) {
 		t.Fatalf("status -A: exit %d, want 0 and a line each starting %q:\n%s\nstderr: %s", res.ExitCode, want, res.Stdout, res.Stderr)
 	}
 	c.UpdateDeployment(t, nsB, b, func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
-	res = c.Plugin(t, "status", "-A", "-l", sel, "--watch", "--timeout", "2m")
-	t.Logf("status -A --watch:\n%s", res.Stdout)
-	lines = strings.Split(strings.TrimSpace(res.Stdout), "\n")
-	if res.ExitCode != 0 || !strings.HasPrefix(lines[len(lines)-1], nsB+"/"+b+"  ") || !strings.Contains(lines[len(lines)-1], "successfully rolled out") {
-		t.Fatalf("status -A --watch: exit %d, want 0 and the last line %s/%s rolled out\nstderr: %s", res.ExitCode, nsB, b, res.Stderr)
-	}
-	if d := c.WaitForRollout(t, nsB, b, 5*time.Second); d.Status.UpdatedReplicas != 4 {
-		t.Errorf("after status exited: %d updated replicas, want 4", d.Status.UpdatedReplicas)
-	}
+	watchRolledOut(t, c, nsB, b, nsB+"/"+b+"  ", 4, "-A", "-l", sel)
 }
