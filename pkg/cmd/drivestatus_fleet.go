@@ -53,5 +53,5 @@ func (o *DriveStatusOptions) runFleet(ctx context.Context, p printers.ResourcePr
 			return err
 		}
 	}
-	return fleetExit(fleetErrors(o.ErrOut, failed), 0, false)
+	return fleetExit(o.Fleet.failures(o.ErrOut, failed), 0, false)
 }

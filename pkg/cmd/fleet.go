@@ -14,6 +14,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -99,14 +100,15 @@ func (t *Targets) load(ctx context.Context, stateFile string) ([]fleetMember, er
 	return out, nil
 }
 
-// fleetErrors prints each failed Deployment's error on w as one line naming it
-// ("error: deployment shop/web: ...") and returns the names of the failed ones, in order.
-func fleetErrors(w io.Writer, failed []fleetMember) []string {
+// failures prints each failed Deployment's error on w as one line naming it
+// (printer.PrintFailure: "error: deployment.apps/web: ...", with its namespace under -A) and
+// returns the names of the failed ones, in order, in the same form.
+func (t *Targets) failures(w io.Writer, failed []fleetMember) []string {
+	withNS := t.Selection != nil && t.Selection.AllNamespaces
 	var names []string
 	for _, m := range failed {
-		msg, _, _ := strings.Cut(m.Err.Error(), "\n")
-		fmt.Fprintf(w, "error: deployment %s: %s\n", m.Ref, msg)
-		names = append(names, m.Ref.String())
+		printer.PrintFailure(w, printer.Failure{Namespace: m.Namespace, Name: m.Name, WithNamespace: withNS, Err: m.Err})
+		names = append(names, printer.DeploymentName(m.Namespace, m.Name, withNS))
 	}
 	return names
 }

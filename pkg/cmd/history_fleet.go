@@ -48,7 +48,7 @@ func (o *HistoryOptions) runFleet(ctx context.Context) error {
 			return err
 		}
 	}
-	return fleetExit(fleetErrors(o.ErrOut, failed), 0, false)
+	return fleetExit(o.Fleet.failures(o.ErrOut, failed), 0, false)
 }
 
 // printList prints objs as a v1 List through -o's printer.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestHistoryFleet(t *testing.T) {
 	}
 
 	out, errOut, code = runRoot(t, "", "history", "web", "gone", "-n", "shop", "--state-file", sf)
-	if code != ExitError || !strings.HasPrefix(out, "deployment.apps/web") || !strings.HasPrefix(errOut, "error: deployment shop/gone: ") {
+	if code != ExitError || !strings.HasPrefix(out, "deployment.apps/web") || !strings.HasPrefix(errOut, "error: deployment.apps/gone: ") {
 		t.Errorf("a missing one: exit %d\n%s\n%s", code, out, errOut)
 	}
 	_, errOut, code = runRoot(t, "", "history", "web", "api", "--revision", "1", "--state-file", sf)
@@ -149,6 +150,36 @@ func TestDriveRefusesMany(t *testing.T) {
 		_, errOut, code := runRoot(t, "", append([]string{"drive", "--kubeconfig", kc}, tc.args...)...)
 		if code != ExitError || errOut != tc.want {
 			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestFleetFailuresName: the read-only verbs name a failed Deployment as the writing verbs do
+// (printer.PrintFailure), with its namespace under -A, and the exit line names it the same.
+func TestFleetFailuresName(t *testing.T) {
+	failed := []fleetMember{
+		{Ref: target.Ref{Namespace: "shop", Name: "web"}, Err: errors.New("boom")},
+		{Ref: target.Ref{Namespace: "bank", Name: "ledger"}, Err: errors.New("bust\nmore")},
+	}
+	for _, tc := range []struct {
+		sel          target.Selection
+		want, wantEx string
+	}{
+		{target.Selection{Many: true, Selector: "a=b", Namespace: "shop"},
+			"error: deployment.apps/web: boom\nerror: deployment.apps/ledger: bust\n",
+			"2 Deployment(s) failed: deployment.apps/web, deployment.apps/ledger"},
+		{target.Selection{Many: true, AllNamespaces: true},
+			"error: deployment.apps/web (namespace shop): boom\nerror: deployment.apps/ledger (namespace bank): bust\n",
+			"2 Deployment(s) failed: deployment.apps/web (namespace shop), deployment.apps/ledger (namespace bank)"},
+	} {
+		var b strings.Builder
+		tg := &Targets{Selection: &tc.sel}
+		err := fleetExit(tg.failures(&b, failed), 0, false)
+		if b.String() != tc.want {
+			t.Errorf("lines %q, want %q", b.String(), tc.want)
+		}
+		if err == nil || err.Error() != tc.wantEx {
+			t.Errorf("exit %v, want %q", err, tc.wantEx)
 		}
 	}
 }

@@ -143,7 +143,7 @@ func runBatch[T any](ctx context.Context, w *Writer, streams genericiooptions.IO
 	b.Report = func(r rollout.Result) {
 		switch {
 		case r.Err != nil && w.Several:
-			printer.PrintFailure(streams.ErrOut, r)
+			printer.PrintFailure(streams.ErrOut, printer.Failure{Namespace: r.Namespace, Name: r.Name, Err: r.Err})
 		case r.Err == nil && r.Operation != "":
 			if err := printer.PrintResult(result, r.Name, r.Operation, w.DryRun); err != nil {
 				fmt.Fprintf(streams.ErrOut, "error: %v\n", err)

@@ -82,7 +82,7 @@ func (o *PreviewOptions) runFleet(ctx context.Context, now time.Time) error {
 	if err := o.printFleet(results); err != nil {
 		return err
 	}
-	return fleetExit(fleetErrors(o.ErrOut, failed), stalled, o.FailOnStall)
+	return fleetExit(o.Fleet.failures(o.ErrOut, failed), stalled, o.FailOnStall)
 }
 
 // noneFound is kubectl's line for an empty selection.

@@ -111,7 +111,7 @@ func TestPreviewFleetExitCodes(t *testing.T) {
 	if !strings.Contains(out, "shop        gone         -") || strings.Count(out, "Deployment:     shop/") != 2 {
 		t.Errorf("stdout:\n%s", out)
 	}
-	wantErr := []string{`error: deployment shop/gone: deployments.apps "gone" not found in namespace "shop" in ` + sf, "error: 1 Deployment(s) failed: shop/gone"}
+	wantErr := []string{`error: deployment.apps/gone: deployments.apps "gone" not found in namespace "shop" in ` + sf, "error: 1 Deployment(s) failed: deployment.apps/gone"}
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], wantErr[0]) || lines[1] != wantErr[1] {
 		t.Errorf("stderr:\n%s\nwant lines starting\n%s", errOut, strings.Join(wantErr, "\n"))
@@ -132,7 +132,7 @@ func TestPreviewFleetExitCodes(t *testing.T) {
 	}
 	// A change that does not apply to one of them (no container "web" in api) fails that one.
 	out, errOut, code = runRoot(t, "", "preview", "web", "api", "-n", "shop", "--state-file", sf, "--image", "web=nginx:1.27", "--summary")
-	if code != ExitError || !strings.Contains(errOut, "error: deployment shop/api: ") || !strings.Contains(out, "image web=nginx:1.27") {
+	if code != ExitError || !strings.Contains(errOut, "error: deployment.apps/api: ") || !strings.Contains(out, "image web=nginx:1.27") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }

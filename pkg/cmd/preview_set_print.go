@@ -35,7 +35,8 @@ func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result, 
 }
 
 // setExit writes each unreadable file and each failed Deployment as an "error: ..." line
-// (the Deployment's names it and its file), then, as fleetExit does, exits 1 with a last line
+// (printer.PrintFailure: the Deployment's names it and its file, and its namespace when the
+// set spans several), then, as fleetExit does, exits 1 with a last line
 // naming the failed Deployments and counting the unreadable files; else 3 with
 // --fail-on-stall when a plan stalled.
 func (o *PreviewOptions) setExit(fileErrs []error, results []manifest.Result, stalled bool) error {
@@ -43,10 +44,11 @@ func (o *PreviewOptions) setExit(fileErrs []error, results []manifest.Result, st
 	for _, err := range fileErrs {
 		fmt.Fprintln(o.ErrOut, "error: "+err.Error())
 	}
+	withNS := spansNamespaces(results)
 	for _, r := range results {
 		if r.Err != nil {
-			fmt.Fprintln(o.ErrOut, "error: "+r.Err.Error())
-			failed = append(failed, r.Ref.String())
+			printer.PrintFailure(o.ErrOut, printer.Failure{Namespace: r.Ref.Namespace, Name: r.Ref.Name, WithNamespace: withNS, Source: r.Source, Err: r.Err})
+			failed = append(failed, printer.DeploymentName(r.Ref.Namespace, r.Ref.Name, withNS))
 		}
 	}
 	if len(fileErrs) == 0 {
@@ -57,6 +59,16 @@ func (o *PreviewOptions) setExit(fileErrs []error, results []manifest.Result, st
 		msg = fmt.Sprintf("%d Deployment(s) failed: %s; %s", len(failed), strings.Join(failed, ", "), msg)
 	}
 	return NewExitError(ExitError, msg)
+}
+
+// spansNamespaces reports whether the set's Deployments are in more than one namespace.
+func spansNamespaces(results []manifest.Result) bool {
+	for _, r := range results {
+		if r.Ref.Namespace != results[0].Ref.Namespace {
+			return true
+		}
+	}
+	return false
 }
 
 func boolCount(b bool) int {

@@ -3,7 +3,6 @@ package manifest
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"golang.org/x/sync/errgroup"
@@ -32,7 +31,8 @@ type Result struct {
 	Plan    *planner.Plan
 	// Warnings are about accuracy (a client-side defaulted template) and orphans.
 	Warnings []string
-	// Err names the Deployment, its file and what failed.
+	// Err is what failed (Ref and Source name the Deployment and its file: the printer puts
+	// them in front, printer.PrintFailure).
 	Err error
 }
 
@@ -71,7 +71,7 @@ func PlanSet(ctx context.Context, set *Set, cfg Config) ([]Result, error) {
 		}
 		d, warnings, err := cfg.Desired(lives[i], obj)
 		results[i].Warnings = append(results[i].Warnings, warnings...)
-		results[i].Err = wrap(results[i], err)
+		results[i].Err = err
 		desired[i] = d
 	}
 	if cfg.DryRun != nil {
@@ -88,7 +88,7 @@ func PlanSet(ctx context.Context, set *Set, cfg Config) ([]Result, error) {
 		r.Live, r.Desired = lives[i], desired[i]
 		r.Ref.Namespace = desired[i].Namespace // offline, a manifest without one takes the file's
 		change, plan, warnings, err := Decide(lives[i], desired[i], cfg.Readiness)
-		r.Change, r.Plan, r.Err = change, plan, wrap(*r, err)
+		r.Change, r.Plan, r.Err = change, plan, err
 		r.Warnings = append(r.Warnings, warnings...)
 	}
 	return results, nil
@@ -114,12 +114,12 @@ func readNamespaces(ctx context.Context, set *Set, cfg Config, results []Result)
 	for i, obj := range set.Deployments {
 		results[i].Ref, results[i].Source = obj.Ref(), obj.Source
 		if err := errs[obj.Ref().Namespace]; err != nil {
-			results[i].Err = wrap(results[i], err)
+			results[i].Err = err
 			continue
 		}
 		m := byNS[obj.Ref().Namespace][obj.Ref().Name]
 		if m.Err != nil {
-			results[i].Err = wrap(results[i], m.Err)
+			results[i].Err = m.Err
 			continue
 		}
 		lives[i] = m.State
@@ -139,7 +139,7 @@ func dryRunAll(ctx context.Context, cfg Config, lives []*cluster.State, desired 
 		g.Go(func() error {
 			server, warnings, err := cfg.DryRun(gctx, lives[i], desired[i])
 			if err != nil {
-				results[i].Err = wrap(results[i], err)
+				results[i].Err = err
 				return nil
 			}
 			desired[i] = server
@@ -148,14 +148,6 @@ func dryRunAll(ctx context.Context, cfg Config, lives []*cluster.State, desired 
 		})
 	}
 	_ = g.Wait() // the goroutines return nil: each error is its Deployment's
-}
-
-// wrap names the Deployment and its file in err.
-func wrap(r Result, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("deployment %s (%s): %w", r.Ref, r.Source, err)
 }
 
 // Namespaces returns the namespaces of the set's Deployments, sorted, each once.

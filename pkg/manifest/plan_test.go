@@ -206,7 +206,7 @@ func TestPlanSetBound(t *testing.T) {
 }
 
 // TestPlanSetErrors: a failing namespace read, dry run or manifest fails its Deployment
-// only, named with its file; the others are planned.
+// only (Ref and Source name it and its file); the others are planned.
 func TestPlanSetErrors(t *testing.T) {
 	ok := testutil.Deployment("ok").Build()
 	rejected := testutil.Deployment("rejected").Build()
@@ -225,7 +225,7 @@ func TestPlanSetErrors(t *testing.T) {
 	var got []string
 	for _, r := range results {
 		if r.Err != nil {
-			got = append(got, r.Err.Error())
+			got = append(got, r.Ref.String()+" "+r.Source+": "+r.Err.Error())
 		} else {
 			got = append(got, r.Ref.String()+" "+string(r.Change))
 		}
@@ -233,9 +233,9 @@ func TestPlanSetErrors(t *testing.T) {
 	ns := testutil.DefaultNamespace
 	want := []string{
 		ns + "/ok Create",
-		"deployment " + ns + "/rejected (b.yaml): admission webhook denied the request",
-		`deployment locked/elsewhere (c.yaml): list deployments.apps in namespace "locked": forbidden`,
-		"deployment " + ns + `/invalid (bad.yaml): manifest: Deployment "invalid" is not an apps/v1 Deployment`,
+		ns + "/rejected b.yaml: admission webhook denied the request",
+		`locked/elsewhere c.yaml: list deployments.apps in namespace "locked": forbidden`,
+		ns + `/invalid bad.yaml: manifest: Deployment "invalid" is not an apps/v1 Deployment`,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

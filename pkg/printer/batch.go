@@ -3,15 +3,53 @@ package printer
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
-// PrintFailure writes the line naming one Deployment a verb over many failed for, to
-// stderr: "error: deployment.apps/NAME: MESSAGE\n" (kubectl prints a failed object of its
-// rollout loops as one "error: ..." line too, RunRestart, pkg/cmd/rollout, v0.36.3).
-func PrintFailure(w io.Writer, r rollout.Result) {
-	fmt.Fprintf(w, "error: %s: %v\n", r.Object, r.Err)
+// Failure is one Deployment that a command over many failed for: what its "error: ..." line
+// names and says.
+type Failure struct {
+	Namespace, Name string
+	// WithNamespace names the namespace too: the selection spans namespaces (-A, or a
+	// manifest set whose Deployments are in several).
+	WithNamespace bool
+	// Source is the file the Deployment came from (a manifest set), or empty.
+	Source string
+	Err    error
+}
+
+// DeploymentName is how every line about one of many Deployments names it: kubectl's
+// resource/name, "deployment.apps/NAME" (as its result lines, "deployment.apps/web
+// restarted", name it), with " (namespace NS)" when withNamespace.
+func DeploymentName(namespace, name string, withNamespace bool) string {
+	if withNamespace {
+		return fmt.Sprintf("deployment.apps/%s (namespace %s)", name, namespace)
+	}
+	return "deployment.apps/" + name
+}
+
+// PrintFailure writes the line naming one Deployment a command over many failed for, to
+// stderr: "error: deployment.apps/NAME: MESSAGE\n", the name as DeploymentName gives it and
+// the file in parentheses when there is one ("error: deployment.apps/web (namespace shop,
+// a.yaml): ..."). MESSAGE is the error's first line, so that each Deployment takes one line.
+// kubectl prints a failed object of its rollout loops as one "error: ..." line too
+// (RunRestart, pkg/cmd/rollout, v0.36.3). Every verb over many Deployments prints its
+// failures here: preview, history, drive status, undo, pause, resume, restart.
+func PrintFailure(w io.Writer, f Failure) {
+	var in []string
+	if f.WithNamespace {
+		in = append(in, "namespace "+f.Namespace)
+	}
+	if f.Source != "" {
+		in = append(in, f.Source)
+	}
+	name := DeploymentName(f.Namespace, f.Name, false)
+	if len(in) > 0 {
+		name += " (" + strings.Join(in, ", ") + ")"
+	}
+	fmt.Fprintf(w, "error: %s: %s\n", name, oneLine(f.Err.Error()))
 }
 
 // ConfirmPrompt is the one question a verb over many Deployments asks before writing:
