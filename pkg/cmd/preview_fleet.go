@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
+	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
@@ -49,23 +51,7 @@ func (o *PreviewOptions) runFleet(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if o.Client == nil {
-		o.Client = o.Fleet.Client // the dry runs and pod LISTs of each Deployment
-	}
-	results := make([]fleetPlan, 0, len(members))
-	for _, m := range members {
-		r := fleetPlan{fleetMember: m}
-		if m.Err == nil {
-			r.plan, r.est, r.warnings, r.Err = o.planOne(ctx, m, now)
-		}
-		if r.Err == nil {
-			r.Plan = printer.NewRolloutPlan(r.plan, r.warnings)
-			if r.est != nil {
-				r.Plan.Timing = printer.NewPlanTiming(r.est, r.plan.MinReadySeconds)
-			}
-		}
-		results = append(results, r)
-	}
+	results := o.planFleet(ctx, members, now)
 	if len(results) == 0 {
 		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
 	}
@@ -83,6 +69,32 @@ func (o *PreviewOptions) runFleet(ctx context.Context, now time.Time) error {
 		return err
 	}
 	return fleetExit(o.Fleet.failures(o.ErrOut, failed), stalled, o.FailOnStall)
+}
+
+// planFleet plans each member (planOne), manifest.DefaultParallel at a time
+// (manifest.Each, the bound of a manifest set's dry runs): with a change flag each sends a
+// server-side dry run, under timed readiness a LIST of pods. One result per member, in the
+// members' order; a member that fails carries its error and the others are planned. The
+// clientset is built once for all (the client-side rate limit is then shared).
+func (o *PreviewOptions) planFleet(ctx context.Context, members []fleetMember, now time.Time) []fleetPlan {
+	if o.Client == nil && o.Fleet.Client != nil {
+		o.Client = sync.OnceValues(o.Fleet.Client) // the dry runs and pod LISTs of each Deployment
+	}
+	results := make([]fleetPlan, len(members))
+	manifest.Each(ctx, len(members), 0, func(ctx context.Context, i int) {
+		r := fleetPlan{fleetMember: members[i]}
+		if r.Err == nil {
+			r.plan, r.est, r.warnings, r.Err = o.planOne(ctx, r.fleetMember, now)
+		}
+		if r.Err == nil {
+			r.Plan = printer.NewRolloutPlan(r.plan, r.warnings)
+			if r.est != nil {
+				r.Plan.Timing = printer.NewPlanTiming(r.est, r.plan.MinReadySeconds)
+			}
+		}
+		results[i] = r
+	})
+	return results
 }
 
 // noneFound is kubectl's line for an empty selection.

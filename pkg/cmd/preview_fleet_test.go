@@ -3,14 +3,22 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	typedappsv1 "k8s.io/client-go/kubernetes/typed/apps/v1"
+	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
@@ -247,4 +255,104 @@ func TestPreviewOneNameIsNotFleet(t *testing.T) {
 	if !o.Fleet.many() {
 		t.Error("web web is one")
 	}
+}
+
+// TestPreviewFleetDryRunsConcurrent: a preview with a change flag over many live Deployments
+// sends their server-side dry runs concurrently (manifest.Each): api's dry run goes on only
+// once web's has started, though api comes first. The plans keep the selection's order, and
+// db, whose dry run fails, is named on stderr while the others are planned.
+func TestPreviewFleetDryRunsConcurrent(t *testing.T) {
+	c := fake.NewClientset(fleetObjects()...)
+	// The fake answers one request at a time (a lock around its reactors), so the wait is in
+	// front of it, in the client: dryRunHook.
+	webStarted := make(chan struct{})
+	var once sync.Once
+	hook := func(name string) error {
+		switch name {
+		case "api":
+			select {
+			case <-webStarted:
+			case <-time.After(20 * time.Second):
+				return errors.New("api's dry run was alone in flight: the dry runs are sent one after another")
+			}
+		case "web":
+			once.Do(func() { close(webStarted) })
+		}
+		return nil
+	}
+	echo := func(a k8stesting.Action) (bool, runtime.Object, error) {
+		obj := a.(interface{ GetObject() runtime.Object }).GetObject().(*appsv1.Deployment)
+		if obj.Name == "db" {
+			return true, nil, apierrors.NewBadRequest("admission webhook denied the request")
+		}
+		return true, obj.DeepCopy(), nil // the server's answer to a dry run: the object sent
+	}
+	c.PrependReactor("create", "deployments", echo)
+	c.PrependReactor("update", "deployments", echo)
+	streams, out, errOut := testStreams()
+	o := NewPreviewOptions(streams)
+	o.Output.Output = "json"
+	o.Change.Images = []string{"*=nginx:1.27"}
+	o.Fleet.Selection = &target.Selection{Many: true, All: true, Namespace: "shop", ChunkSize: 500}
+	o.Fleet.Client = clientOf(dryRunHook{c, hook})
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	code, msg := exit(o.Run)
+	if code != ExitError || msg != "error: 1 Deployment(s) failed: deployment.apps/db\n" {
+		t.Errorf("exit %d %q, want 1 naming db", code, msg)
+	}
+	if !strings.HasPrefix(errOut.String(), "error: deployment.apps/db: ") || !strings.Contains(errOut.String(), "admission webhook denied the request") || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("stderr %q, want one line naming db and why", errOut)
+	}
+	var l v1alpha1.RolloutPlanList
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range l.Items {
+		got = append(got, p.Deployment.Name+" "+p.Outcome)
+	}
+	if d := cmp.Diff([]string{"api Complete", "web Complete"}, got); d != "" {
+		t.Errorf("plans (-want +got):\n%s", d)
+	}
+}
+
+// dryRunHook is a clientset whose Deployment creates and updates call hook with the
+// Deployment's name before the fake answers; an error from hook is the answer.
+type dryRunHook struct {
+	*fake.Clientset
+	hook func(name string) error
+}
+
+func (c dryRunHook) AppsV1() typedappsv1.AppsV1Interface {
+	return hookedApps{c.Clientset.AppsV1(), c.hook}
+}
+
+type hookedApps struct {
+	typedappsv1.AppsV1Interface
+	hook func(name string) error
+}
+
+func (a hookedApps) Deployments(namespace string) typedappsv1.DeploymentInterface {
+	return hookedDeployments{a.AppsV1Interface.Deployments(namespace), a.hook}
+}
+
+type hookedDeployments struct {
+	typedappsv1.DeploymentInterface
+	hook func(name string) error
+}
+
+func (d hookedDeployments) Create(ctx context.Context, dep *appsv1.Deployment, opts metav1.CreateOptions) (*appsv1.Deployment, error) {
+	if err := d.hook(dep.Name); err != nil {
+		return nil, err
+	}
+	return d.DeploymentInterface.Create(ctx, dep, opts)
+}
+
+func (d hookedDeployments) Update(ctx context.Context, dep *appsv1.Deployment, opts metav1.UpdateOptions) (*appsv1.Deployment, error) {
+	if err := d.hook(dep.Name); err != nil {
+		return nil, err
+	}
+	return d.DeploymentInterface.Update(ctx, dep, opts)
 }

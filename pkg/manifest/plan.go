@@ -128,26 +128,39 @@ func readNamespaces(ctx context.Context, set *Set, cfg Config, results []Result)
 }
 
 // dryRunAll sends the dry runs of the Deployments without an error yet, cfg.Parallel in
-// flight, and replaces desired[i] with the server's answer.
+// flight (Each), and replaces desired[i] with the server's answer.
 func dryRunAll(ctx context.Context, cfg Config, lives []*cluster.State, desired []*appsv1.Deployment, results []Result) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(cfg.Parallel, DefaultParallel))
-	for i := range results {
+	Each(ctx, len(results), cfg.Parallel, func(ctx context.Context, i int) {
 		if results[i].Err != nil {
-			continue
+			return
 		}
+		server, warnings, err := cfg.DryRun(ctx, lives[i], desired[i])
+		if err != nil {
+			results[i].Err = err
+			return
+		}
+		desired[i] = server
+		results[i].Warnings = append(results[i].Warnings, warnings...)
+	})
+}
+
+// Each calls fn(ctx, i) for every i from 0 to n-1, at most parallel at a time
+// (DefaultParallel when 0; errgroup.SetLimit), and returns when every call has returned. It
+// is the one bound of the server-side dry runs of many Deployments: a manifest set's
+// (PlanSet) and a preview's over many live Deployments. fn keeps its own outcome at index i
+// (a slice it was given), so results stay in the input's order whatever order they finish
+// in, and one that fails does not stop the others; fn must not touch another index. A
+// cancelled ctx is seen by fn (its calls are still made: each records ctx's error).
+func Each(ctx context.Context, n, parallel int, fn func(ctx context.Context, i int)) {
+	var g errgroup.Group
+	g.SetLimit(cmp.Or(parallel, DefaultParallel))
+	for i := range n {
 		g.Go(func() error {
-			server, warnings, err := cfg.DryRun(gctx, lives[i], desired[i])
-			if err != nil {
-				results[i].Err = err
-				return nil
-			}
-			desired[i] = server
-			results[i].Warnings = append(results[i].Warnings, warnings...)
+			fn(ctx, i)
 			return nil
 		})
 	}
-	_ = g.Wait() // the goroutines return nil: each error is its Deployment's
+	_ = g.Wait() // the calls return nothing: each outcome is its index's
 }
 
 // Namespaces returns the namespaces of the set's Deployments, sorted, each once.
