@@ -160,17 +160,20 @@ bench: build ## benchmarks (planner speed and memory; drive's reaction time besi
 # namespace of FLEET_DEPLOYMENTS (2000) Deployments with FLEET_OLD_REPLICASETS (3) old
 # ReplicaSets each plus the controller's new one (8000), all at 0 replicas; then `kubectl
 # rollplan preview --all` beside `kubectl get deploy,rs -o json`, FLEET_ROUNDS (3) rounds in
-# one run: median wall times and their ratio, requests (-v=6), peak RSS. Not part of make test
+# one run: median wall times and their ratio, requests (-v=6), peak RSS (GNU time's, through
+# test/e2e/framework's Measure; hack/bench-time.sh installs it when missing). Not part of make test
 # (a small version, TestFleetPreviewAllRequests, is in make e2e). Runs the static build.
 bench-fleet: build cluster-binaries ## preview --all of 2,000 Deployments / 8,000 ReplicaSets beside kubectl get deploy,rs -o json: wall-time ratio, requests, peak memory
+	./hack/bench-time.sh
 	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkFleetPreview$$' -benchtime 1x -count=1 -timeout 60m -v ./test/e2e/
 
 # bench-manifests (issue 8): on a private local cluster, `kubectl rollplan preview -f DIR` of a
 # manifest set of MANIFEST_DEPLOYMENTS (200) Deployments, half live (an update), half new (a
 # create), beside `kubectl diff -f DIR` of the same set, MANIFEST_ROUNDS (3) rounds in one run:
-# median wall times, requests by verb and resource (-v=6), peak RSS. Not part of make test (the
+# median wall times, requests by verb and resource (-v=6), peak RSS (as bench-fleet). Not part of make test (the
 # e2e TestPreviewManifestSet is). Runs the static build.
 bench-manifests: build cluster-binaries ## preview -f of a 200-Deployment manifest set beside kubectl diff -f: wall time, requests, peak memory
+	./hack/bench-time.sh
 	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkManifestPreview$$' -benchtime 1x -count=1 -timeout 30m -v ./test/e2e/
 
 update-golden: ## regenerate golden files

@@ -3,13 +3,7 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,7 +20,7 @@ import (
 // the same namespace, in the same run: FLEET_ROUNDS (default 3) rounds, each running the two
 // one after the other, both writing to a pipe that is read and dropped. Reported: the median
 // wall times and their ratio, the requests each sent (client-go's log at -v=6, one extra run
-// each), and the peak resident memory of each process (rusage maxrss).
+// each), and the peak resident memory of each process (framework.Measure: GNU time's %M).
 //
 // The old ReplicaSets are created first, as orphans, then the Deployment: the Deployment
 // controller (running, as on a user's cluster) adopts them and creates the new one. Creates
@@ -50,16 +44,10 @@ func BenchmarkFleetPreview(b *testing.B) {
 
 	plugin := []string{c.PluginPath(), "preview", "--all", "-n", ns}
 	kubectl := []string{c.KubectlPath(), "get", "deploy,rs", "-o", "json", "-n", ns}
-	pluginReqs, kubectlReqs := countRequests(b, c, plugin), countRequests(b, c, kubectl)
+	pluginReqs, kubectlReqs := benchRequests(b, c.Env(), plugin), benchRequests(b, c.Env(), kubectl)
 	for range b.N {
-		var pw, kw []time.Duration
-		var pm, km int64
-		for range rounds {
-			d, m := measure(b, c, plugin)
-			pw, pm = append(pw, d), max(pm, m)
-			d, m = measure(b, c, kubectl)
-			kw, km = append(kw, d), max(km, m)
-		}
+		pr, kr := benchRounds(b, c.Env(), rounds, plugin, kubectl)
+		pw, kw, pm, km := pr.walls, kr.walls, pr.maxRSS, kr.maxRSS
 		p, k := median(pw), median(kw)
 		ratio := p.Seconds() / k.Seconds()
 		b.ReportMetric(ratio, "wall-ratio")
@@ -80,62 +68,4 @@ func BenchmarkFleetPreview(b *testing.B) {
 			b.Errorf("preview --all sent %s: only the paginated LISTs of Deployments and ReplicaSets are expected", r)
 		}
 	}
-}
-
-// measure runs argv in the cluster's environment, its stdout read and dropped, and returns
-// its wall time and peak resident memory (KiB).
-func measure(b *testing.B, c *framework.Cluster, argv []string) (time.Duration, int64) {
-	b.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = c.Env()
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = discard{}, &stderr
-	began := time.Now()
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, lastLines(stderr.String(), 20))
-	}
-	wall := time.Since(began)
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if ru == nil {
-		return wall, 0
-	}
-	return wall, ru.Maxrss
-}
-
-// countRequests runs argv once more with -v=6 and returns the API requests it logged.
-func countRequests(b *testing.B, c *framework.Cluster, argv []string) []string {
-	b.Helper()
-	cmd := exec.Command(argv[0], append(slices.Clone(argv[1:]), "-v=6")...)
-	cmd.Env = c.Env()
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = discard{}, &stderr
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("%s -v=6: %v\n%s", strings.Join(argv, " "), err, lastLines(stderr.String(), 20))
-	}
-	return requests(stderr.String())
-}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func durations(ds []time.Duration, med time.Duration) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, fmt.Sprintf("%.2f", d.Seconds()))
-	}
-	return fmt.Sprintf("%s; %.2fs", strings.Join(parts, " "), med.Seconds())
-}
-
-func envInt(key string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(key)); err == nil && v > 0 {
-		return v
-	}
-	return def
 }

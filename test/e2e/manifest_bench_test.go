@@ -5,14 +5,9 @@ package e2e
 import (
 	"fmt"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
@@ -25,7 +20,7 @@ import (
 // dry run per object). MANIFEST_ROUNDS (default 3) rounds, each running the two one after the
 // other, their stdout read and dropped. Reported: the median wall times, the requests each
 // sent by verb and resource (client-go's log at -v=6, one extra run each) and the peak
-// resident memory of each process (GNU time %M, see benchMeasure).
+// resident memory of each process (framework.Measure: GNU time's %M).
 func BenchmarkManifestPreview(b *testing.B) {
 	c := framework.Get(b)
 	n, rounds := envInt("MANIFEST_DEPLOYMENTS", 200), envInt("MANIFEST_ROUNDS", 3)
@@ -47,16 +42,10 @@ func BenchmarkManifestPreview(b *testing.B) {
 	plugin := []string{c.PluginPath(), "preview", "-n", ns, "-f", set, "--summary"}
 	kubectl := []string{c.KubectlPath(), "diff", "-n", ns, "-f", set}
 	env := append(c.Env(), "KUBECTL_EXTERNAL_DIFF=true") // kubectl diff's diff program: its output is not measured
-	pluginReqs, kubectlReqs := benchRequests(b, env, plugin), benchRequests(b, env, kubectl)
+	pluginReqs, kubectlReqs := benchRequests(b, env, plugin), benchRequests(b, env, kubectl, 1)
 	for range b.N {
-		var pw, kw []time.Duration
-		var pm, km int64
-		for range rounds {
-			d, m := benchMeasure(b, env, plugin)
-			pw, pm = append(pw, d), max(pm, m)
-			d, m = benchMeasure(b, env, kubectl)
-			kw, km = append(kw, d), max(km, m)
-		}
+		pr, kr := benchRounds(b, env, rounds, plugin, kubectl, 1) // kubectl diff exits 1: differences found
+		pw, kw, pm, km := pr.walls, kr.walls, pr.maxRSS, kr.maxRSS
 		p, k := median(pw), median(kw)
 		b.ReportMetric(p.Seconds(), "rollplan-s")
 		b.ReportMetric(k.Seconds(), "kubectl-diff-s")
@@ -80,57 +69,6 @@ func BenchmarkManifestPreview(b *testing.B) {
 	if tally != want {
 		b.Errorf("rollplan's requests: %s; want %s", tally, want)
 	}
-}
-
-// benchMeasure runs argv with env, its stdout read and dropped, and returns its wall time and
-// peak resident memory (KiB). An exit code of 1 is kubectl diff's "differences found".
-//
-// The memory is GNU time's %M (/usr/bin/time, which forks the command from its own small
-// process): the rusage of a child this test starts directly is not the command's, as Linux
-// records the RSS of the mm an exec replaces (the test binary's, shared through Go's vfork)
-// in ru_maxrss. Without /usr/bin/time it is 0.
-func benchMeasure(b *testing.B, env, argv []string) (time.Duration, int64) {
-	b.Helper()
-	out := filepath.Join(b.TempDir(), "maxrss")
-	run := argv
-	if _, err := os.Stat("/usr/bin/time"); err == nil {
-		run = append([]string{"/usr/bin/time", "-f", "%M", "-o", out}, argv...)
-	}
-	cmd := exec.Command(run[0], run[1:]...)
-	cmd.Env = env
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = discard{}, &stderr
-	began := time.Now()
-	err := cmd.Run()
-	wall := time.Since(began)
-	if err != nil && cmd.ProcessState.ExitCode() != 1 {
-		b.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
-	}
-	raw, _ := os.ReadFile(out)
-	fields := strings.Fields(string(raw)) // "Command exited with non-zero status 1" comes first then
-	if len(fields) == 0 {
-		return wall, 0
-	}
-	kib, _ := strconv.ParseInt(fields[len(fields)-1], 10, 64)
-	return wall, kib
-}
-
-// benchRequests runs argv once more with -v=6 and returns its API requests as "VERB PATH"
-// (fleet_test.go's requests); unlike countRequests it accepts kubectl diff's exit code 1.
-func benchRequests(b *testing.B, env, argv []string) []string {
-	b.Helper()
-	cmd := exec.Command(argv[0], append(slices.Clone(argv[1:]), "-v=6")...)
-	cmd.Env = env
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = discard{}, &stderr
-	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
-		b.Fatalf("%s -v=6: %v\n%s", strings.Join(argv, " "), err, stderr.String())
-	}
-	out := requests(stderr.String())
-	if len(out) == 0 {
-		b.Fatalf("%s -v=6 logged no request:\n%s", strings.Join(argv, " "), stderr.String())
-	}
-	return out
 }
 
 // benchTally counts requests by verb and resource ("GET deployments x1, PUT
