@@ -314,3 +314,63 @@ func pollInFlight(t *testing.T, c *framework.Cluster, ns, name string) error {
 	}
 	return fmt.Errorf("%s/%s: the rollout did not reach new 2, old 3 in a minute", ns, name)
 }
+
+// TestFleetPreviewChangeDryRuns: preview -l with a change flag sends a server-side dry run per
+// Deployment, several at a time: each plan in the list is the one preview of that Deployment
+// alone makes (its own replicas, its own server-defaulted template and new ReplicaSet name),
+// in the API server's order; the Deployment the change does not apply to (no container
+// "app") is named on stderr in the one form of every verb over many, and nothing is written.
+func TestFleetPreviewChangeDryRuns(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	var names []string
+	for i := range 6 {
+		d := framework.NewDeployment(fmt.Sprintf("d%d", i)).Replicas(int32(i + 1)).Build()
+		d.Namespace, d.Labels["tier"] = ns, "front"
+		if i == 3 {
+			d.Spec.Template.Spec.Containers[0].Name = "sidecar"
+		} else {
+			names = append(names, d.Name)
+		}
+		if _, err := c.Client.AppsV1().Deployments(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Settled first: a dry run against a Deployment whose status the controller writes
+	// meanwhile is refused as changed since it was read (as for preview of one).
+	for i := range 6 {
+		c.WaitForRollout(t, ns, fmt.Sprintf("d%d", i), time.Minute)
+	}
+	res := c.Plugin(t, "preview", "-n", ns, "-l", "tier=front", "--image", "app=nginx:1.27", "-o", "json")
+	wantErr := "error: deployment.apps/d3: "
+	if res.ExitCode != 1 || !strings.HasPrefix(res.Stderr, wantErr) || !strings.Contains(res.Stderr, "app") ||
+		!strings.HasSuffix(res.Stderr, "\nerror: 1 Deployment(s) failed: deployment.apps/d3\n") || strings.Count(res.Stderr, "\n") != 2 {
+		t.Fatalf("exit %d, want 1; stderr %q, want a line starting %q and the count", res.ExitCode, res.Stderr, wantErr)
+	}
+	var l v1alpha1.RolloutPlanList
+	if err := json.Unmarshal([]byte(res.Stdout), &l); err != nil {
+		t.Fatalf("decode: %v\n%s", err, res.Stdout)
+	}
+	var got []string
+	for _, p := range l.Items {
+		got = append(got, p.Deployment.Name)
+	}
+	if d := cmp.Diff(names, got); d != "" {
+		t.Fatalf("plans (-want +got):\n%s", d)
+	}
+	for _, p := range l.Items {
+		one := previewPlan(t, c, ns, p.Deployment.Name, "--image", "app=nginx:1.27")
+		if d := cmp.Diff(one, &p); d != "" {
+			t.Errorf("%s: the list's plan differs from preview of it (-one +list):\n%s", p.Deployment.Name, d)
+		}
+	}
+	after, err := c.Client.AppsV1().Deployments(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range after.Items {
+		if d.Generation != 1 || d.Spec.Template.Spec.Containers[0].Image != "nginx:1.18" {
+			t.Errorf("%s changed: generation %d, image %s", d.Name, d.Generation, d.Spec.Template.Spec.Containers[0].Image)
+		}
+	}
+}
