@@ -9,19 +9,22 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
-// load reads the selected Deployments, each with its ReplicaSets: the named ones (no
-// opt-in needed), or, for -l/--all/-A, the opted-in ones (reload.OptedIn) of the LIST, in the
-// API server's order.
+// load reads the selected Deployments, each with its ReplicaSets (loadLive): the named ones
+// (no opt-in needed), or, for -l/--all/-A, the opted-in ones (reload.OptedIn) of the LIST, in
+// the API server's order. Every read goes through kube.Read: sent again whole through
+// transient failures of the API server.
 func (o *ReloadOptions) load(ctx context.Context, client kubernetes.Interface) ([]*cluster.State, error) {
 	var refs []target.Ref
 	if o.Selection.Bulk() {
-		deps, err := o.Selection.List()
+		// One paginated LIST, sent again whole through transient failures (kube.Read).
+		deps, err := kube.Read(ctx, kube.Retry{}, o.Selection.List)
 		if err != nil {
 			return nil, err
 		}
@@ -38,7 +41,7 @@ func (o *ReloadOptions) load(ctx context.Context, client kubernetes.Interface) (
 	}
 	states := make([]*cluster.State, 0, len(refs))
 	for _, r := range refs {
-		st, err := cluster.LoadLive(ctx, client, r.Namespace, r.Name)
+		st, err := loadLive(ctx, client, r.Namespace, r.Name)
 		if err != nil {
 			return nil, err
 		}
