@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -35,15 +34,15 @@ func configObjectsWithSources(set *manifest.Set) ([]*unstructured.Unstructured, 
 
 // runConfig previews a manifest set of ConfigMaps and Secrets (and no Deployment): each is
 // dry-run on the server, and the Deployments of its namespace whose pods would see a changed
-// key are shown with the restart's plan (oneshot.PreviewConfig). Nothing is changed.
+// key are shown with the restart's plan (oneshot.PreviewConfig); -o: a RolloutPlanList of
+// the restarts, as a mixed set's config restarts (manifest.change ConfigRestart, with the
+// config section). Nothing is changed.
 func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs []*unstructured.Unstructured) error {
 	switch {
 	case o.StateFile != "":
 		return errors.New("a ConfigMap or Secret manifest is previewed against the cluster (a server-side dry run, then its namespace's Deployments): drop --state-file")
 	case o.Change.Any():
 		return errors.New("--image, --replicas, --to-revision and --restart change a Deployment: the manifests hold only ConfigMaps and Secrets")
-	case !o.Output.Human():
-		return fmt.Errorf("-o %s: the preview of ConfigMap and Secret manifests is printed for humans only", o.Output.Output)
 	}
 	cs, err := o.Client()
 	if err != nil {
@@ -53,7 +52,16 @@ func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs 
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintConfigPreview(o.Out, p, o.planOptions(nil)); err != nil {
+	if !o.Output.Human() {
+		_, sources := configObjectsWithSources(set)
+		pr, err := o.Output.ToPrinter()
+		if err != nil {
+			return err
+		}
+		if err := pr.PrintObj(printer.NewRolloutPlanList((&setConfig{preview: p, sources: sources}).plans()), o.Out); err != nil {
+			return err
+		}
+	} else if err := printer.PrintConfigPreview(o.Out, p, o.planOptions(nil)); err != nil {
 		return err
 	}
 	return o.reportErrors(set.Errors)

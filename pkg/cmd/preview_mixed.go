@@ -69,7 +69,8 @@ func updatedBySet(results []manifest.Result, t *oneshot.Target) *manifest.Result
 }
 
 // plans is each kept restart's RolloutPlan, its Manifest marked Change ConfigRestart with
-// Source the files of the objects of which its pods would see a changed key.
+// Source the files of the objects of which its pods would see a changed key, and its Config
+// section as `reload -o` gives it (printer.NewReloadPlan).
 func (sc *setConfig) plans() []*v1alpha1.RolloutPlan {
 	if sc == nil {
 		return nil
@@ -85,7 +86,7 @@ func (sc *setConfig) plans() []*v1alpha1.RolloutPlan {
 				files = appendUnique(files, sc.sources[i])
 			}
 		}
-		p := printer.NewRolloutPlan(t.Plan, nil)
+		p := printer.NewReloadPlan(t, t.Plan)
 		p.Manifest = &v1alpha1.PlanManifest{Source: strings.Join(files, ","), Change: ChangeConfigRestart}
 		out = append(out, p)
 	}

@@ -93,6 +93,8 @@ type ReloadOptions struct {
 	DryRun     cmdutil.DryRunStrategy
 	// Watch are the flags of the watch mode (reload_watch.go).
 	Watch ReloadWatchOptions
+	// Output is -o: a RolloutPlanList of the assessed Deployments (reload_output.go).
+	Output *printer.OutputFlags
 
 	FieldManager string
 	// Targets are the selection flags (names, -l, --all, -A, --chunk-size), the Selection
@@ -124,6 +126,7 @@ func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 		Timeout:       10 * time.Minute,
 		Readiness:     string(planner.ReadinessBatched),
 		MaxSteps:      40,
+		Output:        newReloadOutputFlags(),
 		DriveFlags:    reloadDriveFlags{LeaseDuration: defaultLeaseDuration},
 		FieldManager:  DefaultFieldManager,
 		Now:           time.Now,
@@ -158,6 +161,7 @@ func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
 	addReloadWatchFlags(cmd, &o.Watch)
+	o.Output.AddFlags(cmd)
 	return cmd
 }
 
@@ -206,6 +210,9 @@ func (o *ReloadOptions) Validate() error {
 	if err := validateLeaseDuration(o.DriveFlags.LeaseDuration); err != nil {
 		return err
 	}
+	if err := o.validateOutput(); err != nil {
+		return err
+	}
 	return validateReadiness(o.Readiness)
 }
 
@@ -218,6 +225,8 @@ func (o *ReloadOptions) validateWatch() error {
 		return fmt.Errorf("--timeout=%s: must be more than 0", o.Timeout)
 	case o.Select.All || o.Adopt || o.Drive || o.Yes || o.DryRun != cmdutil.DryRunNone:
 		return errors.New("--watch restarts every opted-in Deployment of the namespace by itself: --all, --adopt, --drive, --yes and --dry-run are for one run without --watch")
+	case !o.Output.Human():
+		return errors.New("-o: --watch prints one line per restart; -o prints the plans of one run without --watch")
 	case o.cmd == nil:
 		return nil
 	}
@@ -250,20 +259,25 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintReload(o.Out, targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+	if err := o.printAssessment(targets); err != nil {
 		return err
 	}
 	if err := refusals(targets); err != nil {
 		return err
 	}
+	// With -o, stdout holds the RolloutPlanList alone: the result lines go to stderr.
+	result := o.Out
+	if !o.Output.Human() {
+		result = o.ErrOut
+	}
 	n := countWrites(targets)
 	if n == 0 {
-		fmt.Fprintln(o.Out, "\nNothing to restart.")
+		fmt.Fprintln(result, "\nNothing to restart.")
 		return nil
 	}
 	if o.DryRun == cmdutil.DryRunClient {
-		fmt.Fprintln(o.Out)
-		printer.PrintReloadResults(o.Out, dryRunResults(targets), printer.DryRunSuffix(o.DryRun))
+		fmt.Fprintln(result)
+		printer.PrintReloadResults(result, dryRunResults(targets), printer.DryRunSuffix(o.DryRun))
 		return nil
 	}
 	if o.DryRun == cmdutil.DryRunNone {
@@ -277,8 +291,8 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 		}
 	}
 	results := oneshot.Restart(ctx, client, targets, o.runOptions(client))
-	fmt.Fprintln(o.Out)
-	if errs := printer.PrintReloadResults(o.Out, results, printer.DryRunSuffix(o.DryRun)); len(errs) > 0 {
+	fmt.Fprintln(result)
+	if errs := printer.PrintReloadResults(result, results, printer.DryRunSuffix(o.DryRun)); len(errs) > 0 {
 		return utilerrors.NewAggregate(errs)
 	}
 	return nil

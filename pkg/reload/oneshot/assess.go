@@ -101,3 +101,14 @@ func (t *Target) Refusal() error {
 	}
 	return nil
 }
+
+// OutputPlan is the plan a RolloutPlan of t carries (`reload -o`): the restart's rollout
+// (Plan) when t restarts and nothing refuses it; otherwise the Deployment as it stands,
+// since reload writes no template change (the rest of a rollout in flight, or NoChange;
+// planned under readiness). Errors: the planner's.
+func (t *Target) OutputPlan(readiness planner.Readiness) (*planner.Plan, error) {
+	if t.Action == reload.ActionRestart && t.Plan != nil && t.Refusal() == nil {
+		return t.Plan, nil
+	}
+	return rollout.Plan(t.State.Deployment, t.State.ReplicaSets, readiness)
+}

@@ -48,6 +48,12 @@ type RolloutPlan struct {
 	// Manifest is set on the plans of a manifest set (preview -f/-k with several
 	// Deployments): where the Deployment came from and what applying it does.
 	Manifest *PlanManifest `json:"manifest,omitempty"`
+	// Config is set on the plans of `reload -o json|yaml` (and on a config restart of
+	// `preview -f` with ConfigMaps or Secrets): the ConfigMaps and Secrets the pods see,
+	// their states and what reload decides (PlanConfig). The plan is then the restart's
+	// rollout (decision restart), or the Deployment as it stands (any other decision:
+	// reload writes no template change).
+	Config *PlanConfig `json:"config,omitempty"`
 }
 
 // PlanTiming is the time model of readiness timed.

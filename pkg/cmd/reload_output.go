@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"errors"
+
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+)
+
+// newReloadOutputFlags is reload's -o: json, yaml, jsonpath, go-template of a RolloutPlanList.
+func newReloadOutputFlags() *printer.OutputFlags {
+	f := printer.NewOutputFlags()
+	f.HumanForm = "the table of Deployments, then each restart's plan"
+	return f
+}
+
+// errOutputNeedsYes refuses -o without --yes or --dry-run: the plans are on stdout, a
+// question would be mixed into them, so reload does not ask.
+var errOutputNeedsYes = errors.New("-o prints the plans on standard output, so reload does not ask for confirmation: pass --yes to write, or --dry-run=client to only look")
+
+// validateOutput checks -o: a known format, and --yes or --dry-run with it.
+func (o *ReloadOptions) validateOutput() error {
+	if o.Output.Human() {
+		return nil
+	}
+	if _, err := o.Output.ToPrinter(); err != nil {
+		return err
+	}
+	if !o.Yes && o.DryRun == cmdutil.DryRunNone {
+		return errOutputNeedsYes
+	}
+	return nil
+}
+
+// printAssessment prints the assessed targets: the human table and plans, or with -o one
+// RolloutPlanList (every target an item, in order: the restart's plan, or the Deployment as
+// it stands, with its config section).
+func (o *ReloadOptions) printAssessment(targets []*oneshot.Target) error {
+	if o.Output.Human() {
+		return printer.PrintReload(o.Out, targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30})
+	}
+	plans := make([]*planner.Plan, len(targets))
+	for i, t := range targets {
+		var err error
+		if plans[i], err = t.OutputPlan(planner.Readiness(o.Readiness)); err != nil {
+			return err
+		}
+	}
+	p, err := o.Output.ToPrinter()
+	if err != nil {
+		return err
+	}
+	return p.PrintObj(printer.NewReloadPlanList(targets, plans), o.Out)
+}
