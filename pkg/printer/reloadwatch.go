@@ -43,3 +43,11 @@ func ReloadAdoptMessage(recorded []string) string {
 func ReloadAdopted(w io.Writer, namespace, name, msg string) {
 	fmt.Fprintf(w, "deployment.apps/%s adopted (namespace %s): %s\n", name, namespace, msg)
 }
+
+// ReloadFirstSightRestartMessage is the message of the Event of a restart at first sight
+// (no checksum recorded yet, config data written after the current pods were created):
+// `restarted at first sight: possibly stale since T: EVIDENCE` with the evidence of
+// reload.Assessment.Summary (names and times, never a value).
+func ReloadFirstSightRestartMessage(summary string) string {
+	return "restarted at first sight: " + summary
+}

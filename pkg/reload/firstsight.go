@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -61,6 +62,25 @@ func ownsData(raw []byte) bool {
 type Pods struct {
 	ReplicaSet    string
 	OldestCreated time.Time
+}
+
+// OldestPodOf is Pods of the ReplicaSet named rs from pods (a LIST of the Deployment's
+// pods, say): the creation time of the oldest pod whose controller is a ReplicaSet of that
+// name and that is not being deleted (zero OldestCreated: none). The watch mode finds the
+// current ReplicaSet's name from the Deployment's template hash, as it has no ReplicaSets
+// in its cache.
+func OldestPodOf(rs string, pods []*corev1.Pod) Pods {
+	out := Pods{ReplicaSet: rs}
+	for _, p := range pods {
+		ref := metav1.GetControllerOf(p)
+		if ref == nil || ref.Kind != "ReplicaSet" || ref.Name != rs || p.DeletionTimestamp != nil {
+			continue
+		}
+		if t := p.CreationTimestamp.Time; out.OldestCreated.IsZero() || t.Before(out.OldestCreated) {
+			out.OldestCreated = t
+		}
+	}
+	return out
 }
 
 // Evidence is why one unrecorded reference is possibly stale: its data was written after

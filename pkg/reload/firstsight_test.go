@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 func entry(manager string, at time.Time, fields string) metav1.ManagedFieldsEntry {
@@ -113,5 +115,33 @@ func TestDecisionFirstSight(t *testing.T) {
 	}
 	if Decide(recorded(t, webDeployment(), baseObjects()), baseObjects()).FirstSight() {
 		t.Error("FirstSight true for a recorded Deployment")
+	}
+}
+
+func TestOldestPodOf(t *testing.T) {
+	pod := func(name, owner, kind string, created time.Time, deleting bool) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(created)}}
+		if owner != "" {
+			p.OwnerReferences = []metav1.OwnerReference{{Kind: kind, Name: owner, Controller: ptr.To(true)}}
+		}
+		if deleting {
+			now := metav1.NewTime(created)
+			p.DeletionTimestamp = &now
+		}
+		return p
+	}
+	pods := []*corev1.Pod{
+		pod("old-rs-pod", "web-old", "ReplicaSet", t0.Add(-time.Hour), false),
+		pod("terminating", "web-cur", "ReplicaSet", t0.Add(-30*time.Minute), true),
+		pod("orphan", "", "", t0.Add(-20*time.Minute), false),
+		pod("same-name-other-kind", "web-cur", "StatefulSet", t0.Add(-10*time.Minute), false),
+		pod("cur-2", "web-cur", "ReplicaSet", t0.Add(time.Minute), false),
+		pod("cur-1", "web-cur", "ReplicaSet", t0, false),
+	}
+	if diff := cmp.Diff(Pods{ReplicaSet: "web-cur", OldestCreated: t0}, OldestPodOf("web-cur", pods)); diff != "" {
+		t.Errorf("OldestPodOf (-want +got):\n%s", diff)
+	}
+	if got := OldestPodOf("web-new", pods); !got.OldestCreated.IsZero() || got.ReplicaSet != "web-new" {
+		t.Errorf("OldestPodOf of a ReplicaSet without pods = %+v, want no pod", got)
 	}
 }

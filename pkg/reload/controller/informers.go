@@ -17,28 +17,37 @@ import (
 )
 
 // ConfigObject is what the ConfigMap and Secret informers keep in place of the object (their
-// transform, DigestTransform): its identity and one digest per key (reload.Object), never a
-// value, no annotations (kubectl apply's last-applied-configuration holds the whole data)
-// and no managedFields. Memory per object is then about 100 bytes per key whatever the size
-// of the values, and the cache holds no Secret value.
+// transform, DigestTransform): its identity, one digest per key (reload.Object) and when its
+// data was last written, never a value, no annotations (kubectl apply's
+// last-applied-configuration holds the whole data) and no managedFields. Memory per object
+// is then about 100 bytes per key whatever the size of the values, and the cache holds no
+// Secret value.
 type ConfigObject struct {
 	metav1.TypeMeta
 	metav1.ObjectMeta
 	// Object holds the kind, name, UID and one digest per key of data and binaryData.
 	Object reload.Object
+	// DataWrite is reload.LastDataWrite of the object's managedFields (the first-sight
+	// evidence: its time and field manager), nil when no entry owns data.
+	DataWrite *reload.DataWrite
 }
 
 // DeepCopyObject implements runtime.Object (the informer's store wants one).
 func (c *ConfigObject) DeepCopyObject() runtime.Object {
 	out := &ConfigObject{TypeMeta: c.TypeMeta, Object: c.Object}
 	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if c.DataWrite != nil {
+		w := *c.DataWrite
+		out.DataWrite = &w
+	}
 	out.Object.Digests = maps.Clone(c.Object.Digests)
 	return out
 }
 
 // DigestTransform is the informers' transform (cache.TransformFunc) of ConfigMaps and
 // Secrets: a *corev1.ConfigMap or *corev1.Secret becomes a *ConfigObject (name, namespace,
-// UID, resourceVersion, and the digests of reload.ConfigMapObject / reload.SecretObject);
+// UID, resourceVersion, the digests of reload.ConfigMapObject / reload.SecretObject, and
+// the last data write of its managedFields);
 // a *ConfigObject is returned as it is (a transform must be idempotent); anything else is an
 // error naming its type.
 func DigestTransform(obj any) (any, error) {
@@ -54,10 +63,14 @@ func DigestTransform(obj any) (any, error) {
 }
 
 func newConfigObject(m metav1.ObjectMeta, o reload.Object) *ConfigObject {
-	return &ConfigObject{
+	c := &ConfigObject{
 		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion},
 		Object:     o,
 	}
+	if w, ok := reload.LastDataWrite(m.ManagedFields); ok {
+		c.DataWrite = &w
+	}
+	return c
 }
 
 // deploymentTransform drops managedFields from a cached Deployment: no decision reads them
@@ -150,27 +163,22 @@ func (s *informerSet) hasSynced() bool {
 	return true
 }
 
-// object returns the reload.Object of the ConfigMap or Secret ns/name from the cache, with
-// ok false when it is not there. Without the transform (Config.KeepData) it digests the
-// cached object.
-func (s *informerSet) object(ns string, kind reload.Kind, name string) (reload.Object, bool) {
+// object returns the cached ConfigObject of the ConfigMap or Secret ns/name, nil when it is
+// not there. Without the transform (Config.KeepData) it transforms the cached object.
+func (s *informerSet) object(ns string, kind reload.Kind, name string) *ConfigObject {
 	inf := s.configMaps
 	if kind == reload.Secret {
 		inf = s.secrets
 	}
 	item, exists, err := inf.GetIndexer().GetByKey(ns + "/" + name)
 	if err != nil || !exists {
-		return reload.Object{}, false
+		return nil
 	}
-	switch o := item.(type) {
-	case *ConfigObject:
-		return o.Object, true
-	case *corev1.ConfigMap:
-		return reload.ConfigMapObject(o), true
-	case *corev1.Secret:
-		return reload.SecretObject(o), true
+	o, err := DigestTransform(item)
+	if err != nil {
+		return nil
 	}
-	return reload.Object{}, false
+	return o.(*ConfigObject)
 }
 
 // deployment returns the cached Deployment ns/name (do not modify it), nil if absent.

@@ -27,6 +27,7 @@ const MetricsPrefix = "rollplan_reload"
 //	rollplan_reload_refusals_total                      counter   restarts refused (a non-optional reference missing)
 //	rollplan_reload_rollouts_failed_total               counter   restart rollouts that did not complete (deadline, --timeout)
 //	rollplan_reload_leader                              gauge     1 while this process runs the workers (holds the Lease)
+//	rollplan_reload_first_sight_pod_lists_total         counter   LISTs of a Deployment's pods, made at first sight only
 //
 // XING's controller writes its annotation without a restart on first sight; ours is the
 // pod template's, so every annotation update is a restart and the two counters move
@@ -39,6 +40,7 @@ type Metrics struct {
 	changesProcessed  prometheus.Counter
 	refusals          prometheus.Counter
 	rolloutsFailed    prometheus.Counter
+	podLists          prometheus.Counter
 	latency           prometheus.Histogram
 }
 
@@ -62,6 +64,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		changesProcessed:  counter("changes_processed_total", "The total number of resource changes processed."),
 		refusals:          counter("refusals_total", "The total number of restarts refused because a non-optional ConfigMap or Secret is missing."),
 		rolloutsFailed:    counter("rollouts_failed_total", "The total number of restart rollouts that did not complete (progress deadline or --timeout)."),
+		podLists:          counter("first_sight_pod_lists_total", "The total number of LISTs of a Deployment's pods made to judge it at first sight."),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: MetricsPrefix, Name: "change_to_restart_seconds",
 			Help:    "Seconds from a ConfigMap, Secret or Deployment change seen by the informers to the restart patch written (grace period included).",

@@ -39,8 +39,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.forget(key)
 		return nil
 	}
-	dec := c.decide(d)
-	action := watchAction(dec)
+	dec, writes := c.decide(d)
+	a, note, err := c.firstSight(ctx, d, dec, writes)
+	if err != nil {
+		return err
+	}
+	action := watchAction(dec, a)
 	if action == reload.ActionRestart && d.Spec.Paused {
 		// As the one-shot command (oneshot.Target.Refusal) and kubectl rollout restart: the
 		// controller would not roll a paused Deployment out. Resuming it queues it again.
@@ -54,9 +58,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	c.clearRefusal(key)
 	switch action {
 	case reload.ActionAdopt:
-		return c.adopt(ctx, d, dec)
+		return c.adopt(ctx, d, dec, note)
 	case reload.ActionRestart:
-		out, err := c.restart(ctx, d, dec)
+		out, err := c.restart(ctx, d, dec, a)
 		if err != nil {
 			if hadChange {
 				c.markPending(key, since)
@@ -71,34 +75,39 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	return nil
 }
 
-// watchAction is the watch mode's use of reload.Choose: refuse, restart when stale, and at
-// first sight (a reference with no recorded checksum, and nothing stale) adopt: record the
-// checksums on the Deployment without a restart, as XING's controller records its
-// annotation, so that the next change of that content is a change even after the watcher
-// was down. The one-shot command's evidence from managedFields ("possibly stale since T")
-// is not used: a watcher has no pods in its cache to compare with.
-func watchAction(dec reload.Decision) reload.Action {
-	if a := reload.Choose(dec, reload.Assessment{}, false); a != reload.ActionNone {
-		return a
+// watchAction is the watch mode's use of reload.Choose: refuse; restart when stale, or at
+// first sight when a is possibly stale (the one-shot command's rule: config data written
+// after the current pods were created); otherwise at first sight (a reference with no
+// recorded checksum) adopt: record the checksums on the Deployment without a restart, as
+// XING's controller records its annotation, so that the next change of that content is a
+// change even after the watcher was down.
+func watchAction(dec reload.Decision, a reload.Assessment) reload.Action {
+	if act := reload.Choose(dec, a, false); act != reload.ActionNone {
+		return act
 	}
-	return reload.Choose(dec, reload.Assessment{}, true)
+	return reload.Choose(dec, a, true)
 }
 
-// decide is reload.Decide of d over the cached objects it references.
-func (c *Controller) decide(d *appsv1.Deployment) reload.Decision {
+// decide is reload.Decide of d over the cached objects it references, and their last data
+// writes keyed by reload.Ref.AnnotationKey (for AssessFirstSight).
+func (c *Controller) decide(d *appsv1.Deployment) (reload.Decision, map[string]reload.DataWrite) {
 	objects := map[reload.ObjectKey]reload.Object{}
+	writes := map[string]reload.DataWrite{}
 	for _, r := range reload.References(&d.Spec.Template) {
-		if o, ok := c.informers.object(d.Namespace, r.Kind, r.Name); ok {
-			objects[reload.ObjectKey{Namespace: d.Namespace, Kind: r.Kind, Name: r.Name}] = o
+		if o := c.informers.object(d.Namespace, r.Kind, r.Name); o != nil {
+			objects[reload.ObjectKey{Namespace: d.Namespace, Kind: r.Kind, Name: r.Name}] = o.Object
+			if o.DataWrite != nil {
+				writes[r.AnnotationKey()] = *o.DataWrite
+			}
 		}
 	}
-	return reload.Decide(d, objects)
+	return reload.Decide(d, objects), writes
 }
 
 // adopt records dec's checksums in the Deployment's rollplan.dev/adopted-config-checksums
 // annotation (reload.AdoptPatch, guarded by uid and resourceVersion, renewed through pkg/kube
 // when only the status moved): no restart.
-func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload.Decision) error {
+func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload.Decision, note string) error {
 	body, err := reload.AdoptPatch(d, dec.Checksums)
 	if err != nil {
 		return err
@@ -111,6 +120,9 @@ func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload
 	}
 	c.metrics.annotationUpdates.Inc()
 	msg := printer.ReloadAdoptMessage(unrecordedRefs(dec))
+	if note != "" {
+		msg += " (" + note + ")"
+	}
 	c.cfg.Recorder.Eventf(out, corev1.EventTypeNormal, ReasonAdopted, "%s", msg)
 	printer.ReloadAdopted(c.out(), d.Namespace, d.Name, msg)
 	return nil
@@ -128,8 +140,9 @@ func unrecordedRefs(dec reload.Decision) []string {
 }
 
 // restart sends reload.RestartPatch of dec through pkg/kube (one guarded JSON patch of the
-// template annotation, field manager kubectl-rollplan), then records the Event and the line.
-func (c *Controller) restart(ctx context.Context, d *appsv1.Deployment, dec reload.Decision) (*appsv1.Deployment, error) {
+// template annotation, field manager kubectl-rollplan), then records the Event and the line:
+// what changed, or at first sight a's evidence ("possibly stale since T: ...").
+func (c *Controller) restart(ctx context.Context, d *appsv1.Deployment, dec reload.Decision, a reload.Assessment) (*appsv1.Deployment, error) {
 	body, err := reload.RestartPatch(d, dec.Checksums)
 	if err != nil {
 		return nil, err
@@ -142,6 +155,9 @@ func (c *Controller) restart(ctx context.Context, d *appsv1.Deployment, dec relo
 	c.metrics.restarts.Inc()
 	changed := changedRefs(dec)
 	msg := printer.ReloadRestartMessage(changed)
+	if len(changed) == 0 && a.PossiblyStale {
+		msg = printer.ReloadFirstSightRestartMessage(a.Summary())
+	}
 	c.cfg.Recorder.Eventf(out, corev1.EventTypeNormal, ReasonRestarted, "%s", msg)
 	printer.ReloadRestarted(c.out(), d.Namespace, d.Name, msg)
 	return out, nil

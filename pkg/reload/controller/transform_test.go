@@ -96,8 +96,8 @@ func TestInformerCacheHoldsNoSecretValue(t *testing.T) {
 		}
 		assertNoValue(t, item)
 	}
-	if o, ok := h.c.informers.object(ns, reload.Secret, "db"); !ok || !cmp.Equal(o, reload.SecretObject(secret("db"))) {
-		t.Errorf("object(secret/db) = %v, %v; want the digests of the Secret", o, ok)
+	if o := h.c.informers.object(ns, reload.Secret, "db"); o == nil || !cmp.Equal(o.Object, reload.SecretObject(secret("db"))) {
+		t.Errorf("object(secret/db) = %v; want the digests of the Secret", o)
 	}
 
 	keep := start(t, Config{KeepData: true}, cm, secret("db"))
@@ -105,7 +105,7 @@ func TestInformerCacheHoldsNoSecretValue(t *testing.T) {
 	if _, ok := item.(*corev1.Secret); !ok {
 		t.Errorf("KeepData cached a %T, want the whole *corev1.Secret", item)
 	}
-	if o, ok := keep.c.informers.object(ns, reload.Secret, "db"); !ok || !cmp.Equal(o, reload.SecretObject(secret("db"))) {
-		t.Errorf("KeepData object(secret/db) = %v, %v; want the same digests", o, ok)
+	if o := keep.c.informers.object(ns, reload.Secret, "db"); o == nil || !cmp.Equal(o.Object, reload.SecretObject(secret("db"))) {
+		t.Errorf("KeepData object(secret/db) = %v; want the same digests", o)
 	}
 }
