@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
@@ -18,19 +16,17 @@ import (
 // ConfigMap whose changed key the live sees-a reads: -o json lists the set's plan (Create)
 // and sees-a's restart (ConfigRestart); the human output has both sections; nothing changes.
 func TestPreviewMixedManifestSet(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
-	createReloadDeployment(t, c, ns, framework.NewDeployment("sees-a").Replicas(2), func(d *appsv1.Deployment) {
-		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
-	})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1"})
+	f.createRolling(framework.NewDeployment("sees-a").Replicas(2), readsKey("app", "A"))
 	c.WaitForRollout(t, ns, "sees-a", time.Minute)
 	dir := t.TempDir()
 	writeManifests(t, dir, map[string]string{
 		"fresh.yaml": manifestDeployment("fresh", 2, "nginx:1.18"),
 		"app.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {A: \"2\"}\n",
 	})
-	before := fingerprintOf(t, c, ns, "sees-a")
+	before := f.fingerprint("sees-a")
 	list, res := previewList(t, c, ns, "-f", dir)
 	if res.ExitCode != 0 {
 		t.Fatalf("preview -f: exit %d: %s", res.ExitCode, res.Stderr)
@@ -39,6 +35,10 @@ func TestPreviewMixedManifestSet(t *testing.T) {
 	for _, p := range list.Items {
 		if p.Manifest != nil {
 			got = append(got, p.Deployment.Name+" "+p.Manifest.Change+" "+p.Outcome)
+		}
+		if restart := p.Manifest != nil && p.Manifest.Change == "ConfigRestart"; restart != (p.Config != nil) ||
+			(restart && (p.Config.Decision != "restart" || len(p.Config.References) != 1 || p.Config.References[0].Name != "app")) {
+			t.Errorf("%s: config section %+v; want reload's (decision restart, configmap/app) on the config restart only", p.Deployment.Name, p.Config)
 		}
 	}
 	if want := "fresh Create Complete,sees-a ConfigRestart Complete"; strings.Join(got, ",") != want {
@@ -56,7 +56,7 @@ func TestPreviewMixedManifestSet(t *testing.T) {
 	if _, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), "fresh", metav1.GetOptions{}); err == nil {
 		t.Error("deployment fresh was created")
 	}
-	if after := fingerprintOf(t, c, ns, "sees-a"); after != before {
+	if after := f.fingerprint("sees-a"); after != before {
 		t.Errorf("sees-a changed: %s -> %s", before, after)
 	}
 }

@@ -13,83 +13,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
-
-// keyEnv is an env var from key of ConfigMap cm.
-func keyEnv(cm, key string) corev1.EnvVar {
-	return corev1.EnvVar{Name: "K_" + key, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: cm}, Key: key}}}
-}
-
-// createReloadDeployment creates b's Deployment in ns after mutate (env, volumes,
-// annotations), with maxSurge 1 and maxUnavailable 0 so that a rollout takes several writes.
-func createReloadDeployment(t *testing.T, c *framework.Cluster, ns string, b *framework.DeploymentBuilder, mutate func(*appsv1.Deployment)) *appsv1.Deployment {
-	t.Helper()
-	d := b.Build()
-	d.Namespace = ns
-	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
-	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
-		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &one, MaxUnavailable: &zero}}
-	mutate(d)
-	out, err := c.Client.AppsV1().Deployments(ns).Create(t.Context(), d, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create deployment %s/%s: %v", ns, d.Name, err)
-	}
-	return out
-}
-
-func setConfigMap(t *testing.T, c *framework.Cluster, ns, name string, data map[string]string) {
-	t.Helper()
-	cms := c.Client.CoreV1().ConfigMaps(ns)
-	cm, err := cms.Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create configmap %s: %v", name, err)
-		}
-		return
-	}
-	cm.Data = data
-	if _, err := cms.Update(t.Context(), cm, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("update configmap %s: %v", name, err)
-	}
-}
-
-func reloadRun(t *testing.T, c *framework.Cluster, ns string, args ...string) framework.Result {
-	t.Helper()
-	return c.Plugin(t, append([]string{"reload", "-n", ns}, args...)...)
-}
-
-func mustReload(t *testing.T, c *framework.Cluster, ns string, args ...string) framework.Result {
-	t.Helper()
-	res := reloadRun(t, c, ns, args...)
-	if res.ExitCode != 0 {
-		t.Fatalf("reload %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, res.ExitCode, res.Stdout, res.Stderr)
-	}
-	return res
-}
-
-func replicaSetNames(t *testing.T, c *framework.Cluster, ns, name string) []string {
-	t.Helper()
-	var names []string
-	for _, rs := range c.ReplicaSetsOf(t, getNamed(t, c, ns, name)) {
-		names = append(names, rs.Name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-func getNamed(t *testing.T, c *framework.Cluster, ns, name string) *appsv1.Deployment {
-	t.Helper()
-	d, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get deployment %s/%s: %v", ns, name, err)
-	}
-	return d
-}
 
 // TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey: ConfigMap app has keys A and
 // B; sees-a reads A, sees-b reads B, sees-all takes every key (envFrom). After --adopt
@@ -97,61 +24,61 @@ func getNamed(t *testing.T, c *framework.Cluster, ns, name string) *appsv1.Deplo
 // restart writes only the pod template annotation, as field manager kubectl-rollplan. With
 // --all only opted-in Deployments are looked at.
 func TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1", "B": "1"})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1", "B": "1"})
 	optIn := func(d *appsv1.Deployment) { d.Annotations = map[string]string{reload.ReloadAnnotation: "true"} }
-	createReloadDeployment(t, c, ns, framework.NewDeployment("sees-a").Replicas(2), func(d *appsv1.Deployment) {
+	f.createRolling(framework.NewDeployment("sees-a").Replicas(2), func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
 		optIn(d)
 	})
-	createReloadDeployment(t, c, ns, framework.NewDeployment("sees-b").Replicas(2), func(d *appsv1.Deployment) {
+	f.createRolling(framework.NewDeployment("sees-b").Replicas(2), func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "B")}
 		optIn(d)
 	})
-	createReloadDeployment(t, c, ns, framework.NewDeployment("sees-all").Replicas(2), func(d *appsv1.Deployment) {
+	f.createRolling(framework.NewDeployment("sees-all").Replicas(2), func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: "app"}}}}
 	})
 	for _, n := range []string{"sees-a", "sees-b", "sees-all"} {
 		c.WaitForRollout(t, ns, n, time.Minute)
 	}
-	res := mustReload(t, c, ns, "deploy/sees-a", "deploy/sees-b", "deploy/sees-all", "--adopt", "--yes")
+	res := f.mustReload("deploy/sees-a", "deploy/sees-b", "deploy/sees-all", "--adopt", "--yes")
 	if !strings.Contains(res.Stdout, "deployment.apps/sees-b config checksums adopted") {
 		t.Fatalf("adopt output:\n%s", res.Stdout)
 	}
 	before := map[string][]string{}
 	gens := map[string]int64{}
 	for _, n := range []string{"sees-a", "sees-b", "sees-all"} {
-		before[n] = replicaSetNames(t, c, ns, n)
-		gens[n] = getNamed(t, c, ns, n).Generation
+		before[n] = f.replicaSetNames(n)
+		gens[n] = f.get(n).Generation
 	}
 
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "2", "B": "1"})
+	f.setConfigMap("app", map[string]string{"A": "2", "B": "1"})
 	// --all looks at opted-in Deployments only: sees-all is not opted in.
-	res = mustReload(t, c, ns, "--all", "--yes")
+	res = f.mustReload("--all", "--yes")
 	if !strings.Contains(res.Stdout, "deployment.apps/sees-a restarted") || strings.Contains(res.Stdout, "sees-all") ||
 		strings.Contains(res.Stdout, "deployment.apps/sees-b restarted") {
 		t.Fatalf("reload --all output:\n%s", res.Stdout)
 	}
-	if g := getNamed(t, c, ns, "sees-b").Generation; g != gens["sees-b"] {
+	if g := f.get("sees-b").Generation; g != gens["sees-b"] {
 		t.Errorf("sees-b (reads key B only) was written: generation %d -> %d", gens["sees-b"], g)
 	}
-	if g := getNamed(t, c, ns, "sees-all").Generation; g != gens["sees-all"] {
+	if g := f.get("sees-all").Generation; g != gens["sees-all"] {
 		t.Errorf("sees-all (not opted in) was written by --all: generation %d -> %d", gens["sees-all"], g)
 	}
 	// Named, sees-all restarts too (a name needs no opt-in); sees-b still does not.
-	res = mustReload(t, c, ns, "deploy/sees-all", "deploy/sees-b", "--yes")
+	res = f.mustReload("deploy/sees-all", "deploy/sees-b", "--yes")
 	if !strings.Contains(res.Stdout, "deployment.apps/sees-all restarted") || strings.Contains(res.Stdout, "sees-b restarted") {
 		t.Fatalf("reload of sees-all and sees-b:\n%s", res.Stdout)
 	}
 	for n, want := range map[string]bool{"sees-a": true, "sees-b": false, "sees-all": true} {
-		after := replicaSetNames(t, c, ns, n)
+		after := f.replicaSetNames(n)
 		if restarted := !slices.Equal(after, before[n]); restarted != want {
 			t.Errorf("%s: restarted = %v, want %v (replicasets %v -> %v)", n, restarted, want, before[n], after)
 		}
 	}
-	a := getNamed(t, c, ns, "sees-a")
+	a := f.get("sees-a")
 	if a.Generation != gens["sees-a"]+1 {
 		t.Errorf("sees-a: generation %d -> %d, want one spec write", gens["sees-a"], a.Generation)
 	}
@@ -162,7 +89,7 @@ func TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey(t *testing.T) {
 		t.Errorf("sees-a: field manager kubectl-rollplan does not own the template annotation: %+v", a.ManagedFields)
 	}
 	// Nothing changed since: a second run restarts nothing.
-	res = mustReload(t, c, ns, "deploy/sees-a", "deploy/sees-all", "--yes")
+	res = f.mustReload("deploy/sees-a", "deploy/sees-all", "--yes")
 	if !strings.Contains(res.Stdout, "Nothing to restart.") {
 		t.Errorf("second reload:\n%s", res.Stdout)
 	}
@@ -181,33 +108,31 @@ func ownsTemplateAnnotation(d *appsv1.Deployment, manager string) bool {
 // restoring 2 makes the plan say the revision-2 ReplicaSet comes back, and the controller
 // indeed scales that ReplicaSet up again instead of creating one.
 func TestReloadRestoringOldDataReusesTheOldReplicaSet(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
-	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(2), func(d *appsv1.Deployment) {
-		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
-	})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1"})
+	f.createRolling(framework.NewDeployment("web").Replicas(2), readsKey("app", "A"))
 	c.WaitForRollout(t, ns, "web", time.Minute)
-	mustReload(t, c, ns, "deploy/web", "--adopt", "--yes")
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
-	mustReload(t, c, ns, "deploy/web", "--yes")
-	withTwo := currentReplicaSet(t, c, ns, "web")
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "3"})
-	mustReload(t, c, ns, "deploy/web", "--yes")
-	if currentReplicaSet(t, c, ns, "web") == withTwo {
+	f.mustReload("deploy/web", "--adopt", "--yes")
+	f.setConfigMap("app", map[string]string{"A": "2"})
+	f.mustReload("deploy/web", "--yes")
+	withTwo := f.currentReplicaSet("web")
+	f.setConfigMap("app", map[string]string{"A": "3"})
+	f.mustReload("deploy/web", "--yes")
+	if f.currentReplicaSet("web") == withTwo {
 		t.Fatal("content 3 did not make a new ReplicaSet")
 	}
-	count := len(replicaSetNames(t, c, ns, "web"))
+	count := len(f.replicaSetNames("web"))
 
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
-	res := mustReload(t, c, ns, "deploy/web", "--yes")
+	f.setConfigMap("app", map[string]string{"A": "2"})
+	res := f.mustReload("deploy/web", "--yes")
 	if !strings.Contains(res.Stdout, withTwo+" (revision 4), reused") || !strings.Contains(res.Stdout, "Config rollback: the pods of revision 2 (replicaset "+withTwo+")") {
 		t.Errorf("the plan does not show %s reused:\n%s", withTwo, res.Stdout)
 	}
-	if got := currentReplicaSet(t, c, ns, "web"); got != withTwo {
+	if got := f.currentReplicaSet("web"); got != withTwo {
 		t.Errorf("after restoring content 2 the current ReplicaSet is %s, want %s (reused)", got, withTwo)
 	}
-	if n := len(replicaSetNames(t, c, ns, "web")); n != count {
+	if n := len(f.replicaSetNames("web")); n != count {
 		t.Errorf("ReplicaSets: %d -> %d: restoring old content created one", count, n)
 	}
 	// history names what changed per revision (the revision-2 ReplicaSet is revision 4 now):
@@ -224,35 +149,21 @@ func TestReloadRestoringOldDataReusesTheOldReplicaSet(t *testing.T) {
 	}
 }
 
-// currentReplicaSet is the ReplicaSet with all of the Deployment's replicas after its
-// rollout completed.
-func currentReplicaSet(t *testing.T, c *framework.Cluster, ns, name string) string {
-	t.Helper()
-	d := c.WaitForRollout(t, ns, name, time.Minute)
-	for _, rs := range c.ReplicaSetsOf(t, d) {
-		if rs.Spec.Replicas != nil && *rs.Spec.Replicas > 0 {
-			return rs.Name
-		}
-	}
-	t.Fatalf("deployment %s/%s has no ReplicaSet with replicas", ns, name)
-	return ""
-}
-
 // TestReloadRefusesAMissingSecret: a Deployment whose changed ConfigMap would restart it,
 // but which reads a Secret that does not exist (not optional): reload refuses with one line
 // naming it, exits 1 and writes nothing.
 func TestReloadRefusesAMissingSecret(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
-	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1"})
+	f.createRolling(framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A"), {Name: "PASSWORD", ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "password"}}}}
 		d.Spec.Template.Annotations = map[string]string{reload.ChecksumsAnnotation: `{"configmap/app":"0000","secret/db":"0000"}`}
 	})
 	c.WaitForRollout(t, ns, "web", time.Minute)
-	before := fingerprintOf(t, c, ns, "web")
-	res := reloadRun(t, c, ns, "deploy/web", "--yes")
+	before := f.fingerprint("web")
+	res := f.reload("deploy/web", "--yes")
 	if res.ExitCode != 1 {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
@@ -260,15 +171,9 @@ func TestReloadRefusesAMissingSecret(t *testing.T) {
 	if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "secret/db not found") || !strings.Contains(msg, "nothing was written") {
 		t.Errorf("stderr is not one line naming secret/db and saying nothing was written:\n%s", res.Stderr)
 	}
-	if after := fingerprintOf(t, c, ns, "web"); after != before {
+	if after := f.fingerprint("web"); after != before {
 		t.Errorf("the Deployment changed:\n%s\n->\n%s", before, after)
 	}
-}
-
-func fingerprintOf(t *testing.T, c *framework.Cluster, ns, name string) string {
-	t.Helper()
-	d := getNamed(t, c, ns, name)
-	return strings.Join([]string{d.ResourceVersion, d.Spec.Template.Annotations[reload.ChecksumsAnnotation], d.Annotations[reload.AdoptedAnnotation]}, "|")
 }
 
 // TestReloadMaxConcurrentOne: three Deployments share a ConfigMap; after it changes,
@@ -276,12 +181,12 @@ func fingerprintOf(t *testing.T, c *framework.Cluster, ns, name string) string {
 // rollout at a time: no Deployment's new ReplicaSet is created before the previous one's
 // old ReplicaSet is scaled to 0.
 func TestReloadMaxConcurrentOne(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "shared", map[string]string{"K": "1"})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("shared", map[string]string{"K": "1"})
 	names := []string{"one", "two", "three"}
 	for _, n := range names {
-		createReloadDeployment(t, c, ns, framework.NewDeployment(n).Replicas(3), func(d *appsv1.Deployment) {
+		f.createRolling(framework.NewDeployment(n).Replicas(3), func(d *appsv1.Deployment) {
 			d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("shared", "K")}
 			d.Annotations = map[string]string{reload.StakaterAutoAnnotation: "true"}
 		})
@@ -289,14 +194,14 @@ func TestReloadMaxConcurrentOne(t *testing.T) {
 	for _, n := range names {
 		c.WaitForRollout(t, ns, n, time.Minute)
 	}
-	mustReload(t, c, ns, "--all", "--adopt", "--yes")
+	f.mustReload("--all", "--adopt", "--yes")
 	old := map[string]string{}
 	for _, n := range names {
-		old[n] = currentReplicaSet(t, c, ns, n)
+		old[n] = f.currentReplicaSet(n)
 	}
 	rec := c.RecordReplicaSets(t, ns)
-	setConfigMap(t, c, ns, "shared", map[string]string{"K": "2"})
-	res := mustReload(t, c, ns, "--all", "--max-concurrent", "1", "--yes")
+	f.setConfigMap("shared", map[string]string{"K": "2"})
+	res := f.mustReload("--all", "--max-concurrent", "1", "--yes")
 	for _, n := range names {
 		if !strings.Contains(res.Stdout, "deployment.apps/"+n+" restarted") {
 			t.Errorf("%s not restarted:\n%s", n, res.Stdout)
@@ -327,15 +232,15 @@ func TestReloadMaxConcurrentOne(t *testing.T) {
 // response bodies) over a Deployment reading a Secret, changed, adopted and restarted:
 // neither the value nor its base64 appears in any output, while other bodies are logged.
 func TestReloadNeverPrintsSecretValues(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
 	const value = "s3cr3t-Value-7f2c91"
 	secrets := c.Client.CoreV1().Secrets(ns)
 	if _, err := secrets.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db"},
 		Data: map[string][]byte{"password": []byte(value)}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
+	f.createRolling(framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: "db"}}}}
 	})
@@ -357,7 +262,7 @@ func TestReloadNeverPrintsSecretValues(t *testing.T) {
 			t.Errorf("%s: -v=10 logged no response body at all: the test would not see a leak", what)
 		}
 	}
-	check(mustReload(t, c, ns, "deploy/web", "--adopt", "--yes", "-v=10"), "adopt")
+	check(f.mustReload("deploy/web", "--adopt", "--yes", "-v=10"), "adopt")
 	s, err := secrets.Get(t.Context(), "db", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -366,8 +271,8 @@ func TestReloadNeverPrintsSecretValues(t *testing.T) {
 	if _, err := secrets.Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check(mustReload(t, c, ns, "deploy/web", "--dry-run=server", "-v=10"), "server dry run")
-	res := mustReload(t, c, ns, "deploy/web", "--yes", "-v=10")
+	check(f.mustReload("deploy/web", "--dry-run=server", "-v=10"), "server dry run")
+	res := f.mustReload("deploy/web", "--yes", "-v=10")
 	check(res, "restart")
 	if !strings.Contains(res.Stdout, "secret/db") || !strings.Contains(res.Stdout, "deployment.apps/web restarted") {
 		t.Errorf("restart output:\n%s", res.Stdout)
@@ -378,13 +283,11 @@ func TestReloadNeverPrintsSecretValues(t *testing.T) {
 // names the Deployments whose pods would see a changed key, each with the restart's plan,
 // and changes nothing: not the ConfigMap, not the Deployments.
 func TestPreviewConfigMapManifest(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1", "B": "1"})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1", "B": "1"})
 	for _, dk := range [][2]string{{"sees-a", "A"}, {"sees-b", "B"}} {
-		createReloadDeployment(t, c, ns, framework.NewDeployment(dk[0]).Replicas(2), func(d *appsv1.Deployment) {
-			d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", dk[1])}
-		})
+		f.createRolling(framework.NewDeployment(dk[0]).Replicas(2), readsKey("app", dk[1]))
 		c.WaitForRollout(t, ns, dk[0], time.Minute)
 	}
 	dir := t.TempDir()
@@ -393,7 +296,7 @@ func TestPreviewConfigMapManifest(t *testing.T) {
 	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := fingerprintOf(t, c, ns, "sees-a") + fingerprintOf(t, c, ns, "sees-b")
+	before := f.fingerprint("sees-a") + f.fingerprint("sees-b")
 	res := c.Plugin(t, "preview", "-n", ns, "-f", file)
 	if res.ExitCode != 0 {
 		t.Fatalf("preview -f: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
@@ -411,12 +314,12 @@ func TestPreviewConfigMapManifest(t *testing.T) {
 	if err != nil || cm.Data["A"] != "1" {
 		t.Errorf("the ConfigMap changed: %v %v", cm.Data, err)
 	}
-	if after := fingerprintOf(t, c, ns, "sees-a") + fingerprintOf(t, c, ns, "sees-b"); after != before {
+	if after := f.fingerprint("sees-a") + f.fingerprint("sees-b"); after != before {
 		t.Errorf("a Deployment changed: %s -> %s", before, after)
 	}
 
 	// A Secret manifest: the Deployment reading it would restart; no value is printed.
-	createReloadDeployment(t, c, ns, framework.NewDeployment("db-user").Replicas(1), func(d *appsv1.Deployment) {
+	f.createRolling(framework.NewDeployment("db-user").Replicas(1), func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Optional: ptrTrue()}}}
 	})
@@ -441,33 +344,29 @@ func TestPreviewConfigMapManifest(t *testing.T) {
 	}
 }
 
-func ptrTrue() *bool { b := true; return &b }
-
 // TestReloadFirstSight: a Deployment without recorded checksums whose ConfigMap is edited
 // after its pods were created is "possibly stale since T" (the edit's managedFields time),
 // with that evidence, and reload restarts it; right after, nothing is stale.
 func TestReloadFirstSight(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
-	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(1), func(d *appsv1.Deployment) {
-		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
-	})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1"})
+	f.createRolling(framework.NewDeployment("web").Replicas(1), readsKey("app", "A"))
 	c.WaitForRollout(t, ns, "web", time.Minute)
-	res := mustReload(t, c, ns, "deploy/web", "--dry-run=client")
+	res := f.mustReload("deploy/web", "--dry-run=client")
 	if !strings.Contains(res.Stdout, "no evidence of stale pods") || !strings.Contains(res.Stdout, "Nothing to restart.") {
 		t.Fatalf("before the edit:\n%s", res.Stdout)
 	}
 	time.Sleep(1100 * time.Millisecond) // managedFields and creation times have 1 s resolution
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
-	res = mustReload(t, c, ns, "deploy/web", "--yes")
+	f.setConfigMap("app", map[string]string{"A": "2"})
+	res = f.mustReload("deploy/web", "--yes")
 	for _, want := range []string{"restart (possibly stale since ", "First sight: deployment " + ns + "/web: possibly stale since ",
 		"configmap/app data written ", "after the oldest pod of replicaset web-", "deployment.apps/web restarted"} {
 		if !strings.Contains(res.Stdout, want) {
 			t.Errorf("first-sight reload lacks %q:\n%s", want, res.Stdout)
 		}
 	}
-	res = mustReload(t, c, ns, "deploy/web", "--dry-run=client")
+	res = f.mustReload("deploy/web", "--dry-run=client")
 	if !strings.Contains(res.Stdout, "Nothing to restart.") || !strings.Contains(res.Stdout, "configmap/app[A]: current") {
 		t.Errorf("after the restart:\n%s", res.Stdout)
 	}
@@ -477,22 +376,20 @@ func TestReloadFirstSight(t *testing.T) {
 // Deployment ends on a new ReplicaSet whose template carries the checksums, with drive's
 // annotation gone.
 func TestReloadDrive(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
-	createReloadDeployment(t, c, ns, framework.NewDeployment("web").Replicas(2), func(d *appsv1.Deployment) {
-		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
-	})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1"})
+	f.createRolling(framework.NewDeployment("web").Replicas(2), readsKey("app", "A"))
 	c.WaitForRollout(t, ns, "web", time.Minute)
-	mustReload(t, c, ns, "deploy/web", "--adopt", "--yes")
-	old := currentReplicaSet(t, c, ns, "web")
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
-	res := mustReload(t, c, ns, "deploy/web", "--drive", "--yes")
+	f.mustReload("deploy/web", "--adopt", "--yes")
+	old := f.currentReplicaSet("web")
+	f.setConfigMap("app", map[string]string{"A": "2"})
+	res := f.mustReload("deploy/web", "--drive", "--yes")
 	if !strings.Contains(res.Stdout, "deployment.apps/web restarted") || !strings.Contains(res.Stderr, "handed") {
 		t.Errorf("reload --drive:\nstdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
 	}
 	d := c.WaitForRollout(t, ns, "web", time.Minute)
-	if cur := currentReplicaSet(t, c, ns, "web"); cur == old {
+	if cur := f.currentReplicaSet("web"); cur == old {
 		t.Errorf("still on %s after the driven restart", cur)
 	}
 	if d.Spec.Template.Annotations[reload.ChecksumsAnnotation] == "" || d.Spec.Paused {
@@ -506,22 +403,22 @@ func TestReloadDrive(t *testing.T) {
 // TestReloadTimeoutStopsPacing: the first of two restarts never completes (its new pods stay
 // unready): after --timeout reload names it, starts no further restart and exits 1.
 func TestReloadTimeoutStopsPacing(t *testing.T) {
-	c := framework.Get(t)
-	ns := c.Namespace(t)
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "1"})
+	f := newReloadNamespace(t)
+	c, ns := f.c, f.ns
+	f.setConfigMap("app", map[string]string{"A": "1"})
 	env := func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{keyEnv("app", "A")}
 	}
-	createReloadDeployment(t, c, ns, framework.NewDeployment("slow").Replicas(1).Hold(), env)
+	f.createRolling(framework.NewDeployment("slow").Replicas(1).Hold(), env)
 	stop := c.AutoRelease(t, ns, "app=slow")
 	c.WaitForRollout(t, ns, "slow", time.Minute)
 	stop()
-	createReloadDeployment(t, c, ns, framework.NewDeployment("next").Replicas(1), env)
+	f.createRolling(framework.NewDeployment("next").Replicas(1), env)
 	c.WaitForRollout(t, ns, "next", time.Minute)
-	mustReload(t, c, ns, "deploy/slow", "deploy/next", "--adopt", "--yes")
-	gen := getNamed(t, c, ns, "next").Generation
-	setConfigMap(t, c, ns, "app", map[string]string{"A": "2"})
-	res := reloadRun(t, c, ns, "deploy/slow", "deploy/next", "--timeout", "5s", "--yes")
+	f.mustReload("deploy/slow", "deploy/next", "--adopt", "--yes")
+	gen := f.get("next").Generation
+	f.setConfigMap("app", map[string]string{"A": "2"})
+	res := f.reload("deploy/slow", "deploy/next", "--timeout", "5s", "--yes")
 	if res.ExitCode != 1 {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
@@ -530,7 +427,7 @@ func TestReloadTimeoutStopsPacing(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
 		}
 	}
-	if g := getNamed(t, c, ns, "next").Generation; g != gen {
+	if g := f.get("next").Generation; g != gen {
 		t.Errorf("next was restarted after slow timed out: generation %d -> %d", gen, g)
 	}
 }
