@@ -23,9 +23,13 @@
 //     reference missing) writes nothing and records a Warning Event once.
 //   - State lives in the annotations: a controller started after changes restarts exactly
 //     the stale Deployments. A Deployment seen for the first time (a reference with no
-//     recorded checksum, nothing stale) is adopted: its checksums are recorded in the
-//     Deployment annotation rollplan.dev/adopted-config-checksums (reload.AdoptPatch) without
-//     a restart, as XING's controller records its annotation, so the next change is one even
+//     recorded checksum, nothing stale) is judged as the one-shot command judges it
+//     (reload.AssessFirstSight): one LIST of its pods, at first sight only, dates the oldest
+//     pod of its current ReplicaSet against each config's last data write (managedFields,
+//     kept by DigestTransform); written after, it is restarted with that evidence in the
+//     Event; otherwise it is adopted: its checksums are recorded in the Deployment
+//     annotation rollplan.dev/adopted-config-checksums (reload.AdoptPatch) without a
+//     restart, as XING's controller records its annotation, so the next change is one even
 //     if the watcher was down in between (XING's caveat 2 does not apply).
 //   - Leader election (LeaderElection, a coordination.k8s.io Lease, client-go
 //     tools/leaderelection) runs the workers in one replica only; Prometheus metrics
@@ -36,6 +40,5 @@
 //     Deployments' informer resyncs every 10 minutes, so a key dropped after MaxRetries is
 //     tried again.
 //
-// Not modelled: the first-sight evidence of the one-shot command (managedFields times against
-// the pods' creation: the cache holds no pods); StatefulSets and DaemonSets.
+// Not modelled: StatefulSets and DaemonSets.
 package controller
