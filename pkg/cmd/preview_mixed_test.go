@@ -127,3 +127,46 @@ func dryRun(a k8stesting.Action) bool {
 	}
 	return false
 }
+
+// TestPreviewConfigManifestOutputJSON: `preview -f` of a ConfigMap alone, -o json: a
+// RolloutPlanList of the config restarts, in name order (api reads the changed key B, web
+// the changed key A), each marked ConfigRestart with reload's config section;
+// nothing else on stdout, only dry runs sent.
+func TestPreviewConfigManifestOutputJSON(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", mixedConfigManifest)
+	c, _ := reloadFixture(t, true)
+	streams, out, errOut := testStreams()
+	o := NewPreviewOptions(streams)
+	o.Namespace, o.enforceNamespace = testutil.DefaultNamespace, true
+	o.Filenames = resource.FilenameOptions{Filenames: []string{dir}}
+	o.Client = clientOf(c)
+	o.Output.Output = "json"
+	if code, msg := exit(o.Run); code != ExitOK {
+		t.Fatalf("exit %d: %s %s", code, msg, errOut)
+	}
+	for _, a := range c.Actions() {
+		if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" && !dryRun(a) {
+			t.Errorf("a write that is not a dry run: %s %s", v, a.GetResource().Resource)
+		}
+	}
+	var list v1alpha1.RolloutPlanList
+	dec := json.NewDecoder(strings.NewReader(out.String()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&list); err != nil || dec.More() {
+		t.Fatalf("stdout is not one RolloutPlanList: %v\n%s", err, out)
+	}
+	var got []string
+	for _, p := range list.Items {
+		if p.Manifest == nil || p.Config == nil {
+			t.Fatalf("%s: manifest %v, config %v; want both", p.Deployment.Name, p.Manifest, p.Config)
+		}
+		got = append(got, p.Deployment.Name+" "+p.Manifest.Change+" "+p.Config.Decision+" "+p.Config.References[0].State+" "+p.Outcome)
+	}
+	if want := "api ConfigRestart restart changed Complete,web ConfigRestart restart changed Complete"; strings.Join(got, ",") != want {
+		t.Errorf("items %q, want %q", strings.Join(got, ","), want)
+	}
+	if strings.Contains(out.String()+errOut.String(), reloadSecretValue) {
+		t.Error("the Secret's value was printed")
+	}
+}
