@@ -373,6 +373,10 @@ func TestReloadWatchMissingSecretRefuses(t *testing.T) {
 	if now := f.get("web"); adopted(now) || restartedWith(now) != "" {
 		t.Fatalf("web written although secret/db is missing: annotations %v, template %v", now.Annotations, now.Spec.Template.Annotations)
 	}
+	// kwok runs the pods without the Secret: once they are there, the Secret is written a
+	// second later (managedFields and creation times have 1 s resolution), after them.
+	f.c.WaitForRollout(t, f.ns, "web", time.Minute)
+	time.Sleep(1100 * time.Millisecond)
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Data: map[string][]byte{"password": []byte("x")}}
 	if _, err := f.c.Client.CoreV1().Secrets(f.ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
