@@ -72,6 +72,11 @@ func rolloutPlan(name string) *RolloutPlan {
 		Duration:           &metav1.Duration{Duration: 4 * time.Second},
 		ProgressDeadlineAt: &metav1.Duration{Duration: 10 * time.Minute},
 		Manifest:           &PlanManifest{Source: "web.yaml", Change: "Update"},
+		Config: &PlanConfig{Decision: "restart", Reason: "first sight: possibly stale", RecordedIn: "template",
+			PossiblyStaleSince: &metav1.Time{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+			References: []PlanConfigReference{{Kind: "ConfigMap", Name: "app", AllKeys: true, Keys: []string{"a"}, Optional: true, State: "possibly-stale",
+				Evidence: &PlanConfigEvidence{DataWrittenAt: metav1.Time{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, WrittenBy: "kubectl-edit",
+					ReplicaSet: name + "-5c8b", OldestPodCreatedAt: metav1.Time{Time: time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)}}}}},
 	}
 }
 
