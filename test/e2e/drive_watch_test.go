@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +33,6 @@ type podMonitor struct {
 	seenMax    int
 	seenMin    int
 	violations []string
-	errs       []error
 	changes    int
 	cancel     context.CancelFunc
 	done       sync.WaitGroup
@@ -44,63 +44,45 @@ func watchPods(t testing.TB, c *framework.Cluster, ns string, maxPods, minAvail 
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &podMonitor{pods: map[string]*corev1.Pod{}, maxPods: maxPods, minAvail: minAvail, seenMin: 1 << 30, cancel: cancel}
-	list, err := c.Client.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		cancel()
-		t.Fatalf("list pods in %s: %v", ns, err)
-	}
-	for i := range list.Items {
-		m.pods[list.Items[i].Name] = &list.Items[i]
-	}
-	m.check("start")
-	listPods := func(ctx context.Context) ([]runtime.Object, string, error) {
-		l, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, "", err
-		}
-		objs := make([]runtime.Object, 0, len(l.Items))
-		for i := range l.Items {
-			objs = append(objs, &l.Items[i])
-		}
-		return objs, l.ResourceVersion, nil
-	}
-	// A watch that expires (410 Gone after an API server restart) is listed again.
-	err = framework.WatchRelist(ctx, list.ResourceVersion, listPods, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		return c.Client.CoreV1().Pods(ns).Watch(ctx, o)
-	}, &m.done, m.record)
-	if err != nil {
-		cancel()
+	pods := c.Client.CoreV1().Pods(ns)
+	lw := framework.ListWatch(c.Client, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return pods.List(ctx, o)
+	}, pods.Watch)
+	// Follow lists again after an API server restart, and hands the differences in one call.
+	if err := framework.Follow(ctx, time.Minute, lw, &corev1.Pod{}, &m.done, m.record); err != nil {
+		m.stop()
 		t.Fatalf("watch pods in %s: %v", ns, err)
 	}
 	t.Cleanup(func() { m.stop() })
 	return m
 }
 
-func (m *podMonitor) record(ev watch.Event) {
+// record applies changes (the first list, one watch event, or what a list after an API
+// server restart found changed) and then checks the bounds once.
+func (m *podMonitor) record(changes []framework.Change) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ev.Type == watch.Error {
-		m.errs = append(m.errs, fmt.Errorf("pod watch error: %v", ev.Object))
-		return
+	var what []string
+	for _, c := range changes {
+		p, ok := c.New.(*corev1.Pod)
+		if !ok {
+			continue
+		}
+		if c.Type == watch.Deleted {
+			delete(m.pods, p.Name)
+		} else {
+			m.pods[p.Name] = p
+		}
+		if !c.Initial {
+			m.changes++
+			what = append(what, fmt.Sprintf("%s pod %s", c.Type, p.Name))
+		}
 	}
-	p, ok := ev.Object.(*corev1.Pod)
-	if !ok {
-		return
+	label := "start"
+	if len(what) > 0 {
+		label = strings.Join(what, ", ")
 	}
-	switch ev.Type {
-	case watch.Deleted:
-		delete(m.pods, p.Name)
-	default:
-		m.pods[p.Name] = p
-	}
-	m.changes++
-	m.checkLocked(fmt.Sprintf("%s pod %s", ev.Type, p.Name))
-}
-
-func (m *podMonitor) check(what string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.checkLocked(what)
+	m.checkLocked(label)
 }
 
 func (m *podMonitor) checkLocked(what string) {
@@ -133,21 +115,18 @@ func (m *podMonitor) stop() {
 
 // result stops the monitor and returns the extremes seen, the number of pod changes and
 // the violations.
-func (m *podMonitor) result() (seenMax, seenMin, changes int, violations []string, errs []error) {
+func (m *podMonitor) result() (seenMax, seenMin, changes int, violations []string) {
 	m.stop()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.seenMax, m.seenMin, m.changes, append([]string(nil), m.violations...), append([]error(nil), m.errs...)
+	return m.seenMax, m.seenMin, m.changes, append([]string(nil), m.violations...)
 }
 
-// assertBounds stops m and fails t on a violation or a watch error; it logs the extremes.
+// assertBounds stops m and fails t on a violation; it logs the extremes.
 func (m *podMonitor) assertBounds(t testing.TB) {
 	t.Helper()
-	seenMax, seenMin, changes, violations, errs := m.result()
+	seenMax, seenMin, changes, violations := m.result()
 	t.Logf("pods: at most %d (bound %d), available at least %d (bound %d), over %d pod changes", seenMax, m.maxPods, seenMin, m.minAvail, changes)
-	for _, err := range errs {
-		t.Error(err)
-	}
 	if changes == 0 {
 		t.Error("the pod monitor saw no pod change at all")
 	}
@@ -175,7 +154,6 @@ type rsSample struct {
 type rsTimeline struct {
 	mu      sync.Mutex
 	samples []rsSample
-	last    map[string]*appsv1.ReplicaSet
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
 }
@@ -183,46 +161,40 @@ type rsTimeline struct {
 func watchReplicaSets(t testing.TB, client kubernetes.Interface, ns string) *rsTimeline {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	tl := &rsTimeline{last: map[string]*appsv1.ReplicaSet{}, cancel: cancel}
-	list, err := client.AppsV1().ReplicaSets(ns).List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		cancel()
-		t.Fatalf("list replicasets in %s: %v", ns, err)
-	}
-	for i := range list.Items {
-		tl.last[list.Items[i].Name] = &list.Items[i]
-	}
-	err = framework.Watch(ctx, list.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		return client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
-	}, &tl.done, tl.record)
-	if err != nil {
-		cancel()
+	tl := &rsTimeline{cancel: cancel}
+	rs := client.AppsV1().ReplicaSets(ns)
+	lw := framework.ListWatch(client, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return rs.List(ctx, o)
+	}, rs.Watch)
+	if err := framework.Follow(ctx, time.Minute, lw, &appsv1.ReplicaSet{}, &tl.done, tl.record); err != nil {
+		tl.stop()
 		t.Fatalf("watch replicasets in %s: %v", ns, err)
 	}
 	t.Cleanup(tl.stop)
 	return tl
 }
 
-// record adds a sample for a ReplicaSet event: its replicas, whether spec.replicas changed,
-// and whether the event made the ReplicaSet fully available.
-func (tl *rsTimeline) record(ev watch.Event) {
+// record adds a sample for each ReplicaSet change: its replicas, whether spec.replicas
+// changed, and whether the change made the ReplicaSet fully available.
+func (tl *rsTimeline) record(changes []framework.Change) {
 	now := time.Now()
-	rs, ok := ev.Object.(*appsv1.ReplicaSet)
-	if !ok || ev.Type == watch.Error {
-		return
-	}
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
-	prev := tl.last[rs.Name]
-	s := rsSample{at: now, name: rs.Name, replicas: ptr.Deref(rs.Spec.Replicas, 1), available: rs.Status.AvailableReplicas}
-	s.specWrite = prev == nil || ptr.Deref(prev.Spec.Replicas, 1) != s.replicas
-	prevAvail := int32(0)
-	if prev != nil {
-		prevAvail = prev.Status.AvailableReplicas
+	for _, c := range changes {
+		rs, ok := c.New.(*appsv1.ReplicaSet)
+		if !ok || c.Type == watch.Deleted || c.Initial {
+			continue
+		}
+		prev, _ := c.Old.(*appsv1.ReplicaSet)
+		s := rsSample{at: now, name: rs.Name, replicas: ptr.Deref(rs.Spec.Replicas, 1), available: rs.Status.AvailableReplicas}
+		s.specWrite = prev == nil || ptr.Deref(prev.Spec.Replicas, 1) != s.replicas
+		prevAvail := int32(0)
+		if prev != nil {
+			prevAvail = prev.Status.AvailableReplicas
+		}
+		s.fullUp = s.available > prevAvail && s.available >= s.replicas && s.replicas > 0
+		tl.samples = append(tl.samples, s)
 	}
-	s.fullUp = s.available > prevAvail && s.available >= s.replicas && s.replicas > 0
-	tl.last[rs.Name] = rs
-	tl.samples = append(tl.samples, s)
 }
 
 func (tl *rsTimeline) stop() {

@@ -85,85 +85,44 @@ func (e ScalingEvent) Describe(alias map[string]string) string {
 
 // Recorder watches the ReplicaSets and the deployment-controller's ScalingReplicaSet events
 // of one namespace from the moment it starts, and keeps them in the order the API server
-// committed them.
+// committed them. It follows them through API server restarts (Follow): a ReplicaSet that a
+// list after a restart shows changed is a write from its last seen state.
 type Recorder struct {
-	mu       sync.Mutex
-	writes   []RSWrite
-	events   []ScalingEvent
-	lastAt   time.Time        // time of the last write recorded
-	replicas map[string]int32 // ReplicaSet name -> last seen spec.replicas
-	counts   map[string]int32 // Event name -> last seen count
-	errs     []error
-	changed  chan struct{} // closed and replaced on every record
-	cancel   context.CancelFunc
-	done     sync.WaitGroup
+	mu      sync.Mutex
+	writes  []RSWrite
+	events  []ScalingEvent
+	lastAt  time.Time // time of the last write recorded
+	errs    []error
+	changed chan struct{} // closed and replaced on every record
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
 }
 
-// RecordReplicaSets starts a Recorder on ns. ReplicaSets that exist at the start are its
-// baseline (not writes). It stops when t ends; a watch error fails t then.
+// RecordReplicaSets starts a Recorder on ns. ReplicaSets and events that exist at the start
+// are its baseline (not writes). It stops when t ends; an event it cannot parse fails t then.
 func (c *Cluster) RecordReplicaSets(t testing.TB, ns string) *Recorder {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Recorder{
-		replicas: map[string]int32{},
-		counts:   map[string]int32{},
-		changed:  make(chan struct{}),
-		cancel:   cancel,
-		lastAt:   time.Now(),
-	}
-	rsList, err := c.Client.AppsV1().ReplicaSets(ns).List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		cancel()
-		t.Fatalf("list replicasets in %s: %v", ns, err)
-	}
-	for _, rs := range rsList.Items {
-		r.replicas[rs.Name] = ptr.Deref(rs.Spec.Replicas, 1)
-	}
-	evSelector := fields.OneTermEqualSelector("reason", "ScalingReplicaSet").String()
-	evList, err := c.Client.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: evSelector})
-	if err != nil {
-		cancel()
-		t.Fatalf("list events in %s: %v", ns, err)
-	}
-	for _, ev := range evList.Items {
-		r.counts[ev.Name] = ev.Count
-	}
-
-	listRS := func(ctx context.Context) ([]runtime.Object, string, error) {
-		l, err := c.Client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, "", err
-		}
-		objs := make([]runtime.Object, 0, len(l.Items))
-		for i := range l.Items {
-			objs = append(objs, &l.Items[i])
-		}
-		return objs, l.ResourceVersion, nil
-	}
-	err = WatchRelist(ctx, rsList.ResourceVersion, listRS, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		return c.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
-	}, &r.done, r.unlessError(r.recordReplicaSet))
-	if err != nil {
-		cancel()
+	r := &Recorder{changed: make(chan struct{}), cancel: cancel, lastAt: time.Now()}
+	rs := c.Client.AppsV1().ReplicaSets(ns)
+	lw := ListWatch(c.Client, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return rs.List(ctx, o)
+	}, rs.Watch)
+	if err := Follow(ctx, time.Minute, lw, &appsv1.ReplicaSet{}, &r.done, r.recordReplicaSets); err != nil {
+		r.Stop()
 		t.Fatalf("watch replicasets in %s: %v", ns, err)
 	}
-	listEvents := func(ctx context.Context) ([]runtime.Object, string, error) {
-		l, err := c.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: evSelector})
-		if err != nil {
-			return nil, "", err
-		}
-		objs := make([]runtime.Object, 0, len(l.Items))
-		for i := range l.Items {
-			objs = append(objs, &l.Items[i])
-		}
-		return objs, l.ResourceVersion, nil
-	}
-	err = WatchRelist(ctx, evList.ResourceVersion, listEvents, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	evSelector := fields.OneTermEqualSelector("reason", "ScalingReplicaSet").String()
+	events := c.Client.CoreV1().Events(ns)
+	lw = ListWatch(c.Client, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		o.FieldSelector = evSelector
-		return c.Client.CoreV1().Events(ns).Watch(ctx, o)
-	}, &r.done, r.unlessError(r.recordEvent))
-	if err != nil {
-		cancel()
+		return events.List(ctx, o)
+	}, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		o.FieldSelector = evSelector
+		return events.Watch(ctx, o)
+	})
+	if err := Follow(ctx, time.Minute, lw, &corev1.Event{}, &r.done, r.recordEvents); err != nil {
+		r.Stop()
 		t.Fatalf("watch events in %s: %v", ns, err)
 	}
 	t.Cleanup(func() {
@@ -175,49 +134,45 @@ func (c *Cluster) RecordReplicaSets(t testing.TB, ns string) *Recorder {
 	return r
 }
 
-// unlessError keeps a watch.Error event for the test's report and hands every other event
-// to record.
-func (r *Recorder) unlessError(record func(watch.Event)) func(watch.Event) {
-	return func(ev watch.Event) {
-		if ev.Type == watch.Error {
-			r.mu.Lock()
-			r.errs = append(r.errs, fmt.Errorf("watch error: %v", ev.Object))
-			r.mu.Unlock()
-			return
+// recordReplicaSets records the changes of spec.replicas, creations and deletions.
+func (r *Recorder) recordReplicaSets(changes []Change) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range changes {
+		if w, ok := rsWrite(c); ok && !c.Initial {
+			r.add(func() { r.writes = append(r.writes, w) })
 		}
-		record(ev)
 	}
 }
 
-func (r *Recorder) recordReplicaSet(ev watch.Event) {
-	rs, ok := ev.Object.(*appsv1.ReplicaSet)
+// rsWrite is the write a change of a ReplicaSet shows, if any: Added is a create, Deleted a
+// delete (To: the last spec.replicas seen), Modified a scale from the last seen
+// spec.replicas when it changed.
+func rsWrite(c Change) (RSWrite, bool) {
+	rs, ok := c.New.(*appsv1.ReplicaSet)
 	if !ok {
-		return
+		return RSWrite{}, false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	replicas := ptr.Deref(rs.Spec.Replicas, 1)
-	w := RSWrite{Name: rs.Name, To: replicas, ResourceVersion: rs.ResourceVersion,
+	w := RSWrite{Name: rs.Name, To: ptr.Deref(rs.Spec.Replicas, 1), ResourceVersion: rs.ResourceVersion,
 		Revision: rs.Annotations["deployment.kubernetes.io/revision"]}
-	prev, known := r.replicas[rs.Name]
-	switch ev.Type {
+	switch c.Type {
 	case watch.Added:
 		w.Op = OpCreate
-	case watch.Modified:
-		if known && prev == replicas {
-			return
-		}
-		w.Op, w.From = OpScale, prev
 	case watch.Deleted:
 		w.Op = OpDelete
-		delete(r.replicas, rs.Name)
-		r.add(func() { r.writes = append(r.writes, w) })
-		return
+	case watch.Modified:
+		old, ok := c.Old.(*appsv1.ReplicaSet)
+		if !ok {
+			return RSWrite{}, false
+		}
+		w.Op, w.From = OpScale, ptr.Deref(old.Spec.Replicas, 1)
+		if w.From == w.To {
+			return RSWrite{}, false
+		}
 	default:
-		return
+		return RSWrite{}, false
 	}
-	r.replicas[rs.Name] = replicas
-	r.add(func() { r.writes = append(r.writes, w) })
+	return w, true
 }
 
 // scalingMessage matches the deployment-controller's messages, also when the event
@@ -236,30 +191,31 @@ func ParseScalingMessage(msg string) (ScalingEvent, error) {
 	return ScalingEvent{Direction: m[1], ReplicaSet: m[2], From: int32(from), To: int32(to), Message: msg}, nil
 }
 
-func (r *Recorder) recordEvent(ev watch.Event) {
-	e, ok := ev.Object.(*corev1.Event)
-	if !ok || (ev.Type != watch.Added && ev.Type != watch.Modified) {
-		return
-	}
-	if e.Source.Component != "deployment-controller" && e.ReportingController != "deployment-controller" {
-		return
-	}
+// recordEvents records the deployment-controller's ScalingReplicaSet events: each new event,
+// and each increase of an event's count (the recorder may update an Event in place, count+1,
+// instead of creating one).
+func (r *Recorder) recordEvents(changes []Change) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	// The recorder may update an Event in place (count+1) instead of creating one: record
-	// each increase of the count once.
-	count := max(e.Count, 1)
-	if prev, ok := r.counts[e.Name]; ok && count <= prev {
-		return
+	for _, c := range changes {
+		e, ok := c.New.(*corev1.Event)
+		if !ok || c.Type == watch.Deleted || c.Initial {
+			continue
+		}
+		if e.Source.Component != "deployment-controller" && e.ReportingController != "deployment-controller" {
+			continue
+		}
+		if old, ok := c.Old.(*corev1.Event); ok && max(e.Count, 1) <= max(old.Count, 1) {
+			continue
+		}
+		se, err := ParseScalingMessage(e.Message)
+		if err != nil {
+			r.errs = append(r.errs, err)
+			continue
+		}
+		se.Deployment = e.InvolvedObject.Name
+		r.add(func() { r.events = append(r.events, se) })
 	}
-	r.counts[e.Name] = count
-	se, err := ParseScalingMessage(e.Message)
-	if err != nil {
-		r.errs = append(r.errs, err)
-		return
-	}
-	se.Deployment = e.InvolvedObject.Name
-	r.add(func() { r.events = append(r.events, se) })
 }
 
 // add runs f under r.mu (held by the caller) and wakes waiters.
