@@ -154,6 +154,7 @@ type Driver struct {
 	// that has not caught up from a change by someone else.
 	written   map[string]int64
 	stepsRun  int
+	underWay  stepUnderWay            // the step being made and its writes that landed (under mu)
 	stopRenew func()                  // stops the lease renewal (before the hand-back)
 	cancelRun context.CancelCauseFunc // ends the run (the hold is lost)
 	confirmed bool                    // the takeover was confirmed: do not ask again for the first step

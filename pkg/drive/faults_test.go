@@ -139,8 +139,8 @@ func TestRunLeaseLapsesDuringAnOutage(t *testing.T) {
 	lease := 900 * time.Millisecond
 	_, res, err := f.drive(t, Options{Identity: "first", LeaseDuration: lease, Interval: 200 * time.Millisecond})
 	var held *HeldError
-	if !errors.As(err, &held) || !held.Intact || held.Released || held.Step != 1 || held.Steps != 3 || !errors.Is(err, errLeaseLapsed) {
-		t.Fatalf("run during the outage: result %+v, error %v (%#v); want an intact HeldError at step 1 of 3, lease lapsed, not released", res, err, held)
+	if !errors.As(err, &held) || !held.Intact || held.Released || held.Step != 1 || held.Steps != 3 || held.InStep != 0 || !errors.Is(err, errLeaseLapsed) {
+		t.Fatalf("run during the outage: result %+v, error %v (%#v); want an intact HeldError at step 1 of 3 (none under way), lease lapsed, not released", res, err, held)
 	}
 	mu.Lock()
 	down = false // the API server is back
@@ -170,5 +170,44 @@ func TestRunLeaseLapsesDuringAnOutage(t *testing.T) {
 	_, res, err = f.drive(t, Options{Identity: "second", Desired: nil, Adopt: false})
 	if err != nil || res.Outcome != OutcomeComplete || res.Revision != 2 {
 		t.Fatalf("the next run: %+v, %v; want Complete at revision 2", res, err)
+	}
+}
+
+// TestRunStopsInAStepAfterItsWriteLanded: the API server stops answering right after the
+// first step creates the new ReplicaSet, for longer than the progress timeout. The drive
+// state still records no step done (a step is recorded once done), and the HeldError says
+// which step was under way and which of its writes landed, for the closing block.
+func TestRunStopsInAStepAfterItsWriteLanded(t *testing.T) {
+	f := newRunFixture(t)
+	var mu sync.Mutex
+	down := false
+	outage := func(a k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !down {
+			return false, nil, nil
+		}
+		return true, nil, connRefused
+	}
+	for _, verb := range []string{"get", "list", "create", "update", "patch"} {
+		for _, res := range []string{"deployments", "replicasets"} {
+			f.fc.cs.PrependReactor(verb, res, outage)
+		}
+	}
+	f.fc.cs.PrependReactor("create", "replicasets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		handled, obj, err := f.fc.react(a)
+		mu.Lock()
+		down = err == nil
+		mu.Unlock()
+		return handled, obj, err
+	})
+	_, res, err := f.drive(t, Options{Identity: "tester", ProgressTimeout: 500 * time.Millisecond})
+	var held *HeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("run: result %+v, error %v; want a HeldError", res, err)
+	}
+	want := []string{"created " + f.newName + " with 3 replicas"}
+	if !held.Intact || held.Step != 0 || held.Steps != 3 || held.InStep != 1 || !slices.Equal(held.Landed, want) {
+		t.Errorf("HeldError %+v; want intact, step 0 of 3 recorded, step 1 under way with %q landed", held, want)
 	}
 }

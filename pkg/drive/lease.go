@@ -248,8 +248,12 @@ func (d *Driver) stopped(ctx context.Context, err error) error {
 			d.ev.Eventf(dep, corev1.EventTypeWarning, ReasonStopped, "Drive stopped at step %d/%d: %v", s2.Step, s2.Steps, err)
 		}
 	}
-	return &HeldError{Err: err, Intact: intact(ctx, err), Step: s.Step, Steps: s.Steps, Phase: s.Phase,
+	he := &HeldError{Err: err, Intact: intact(ctx, err), Step: s.Step, Steps: s.Steps, Phase: s.Phase,
 		Released: released, LeaseExpires: s.LeaseExpires, PlanID: s.PlanID}
+	if u := d.stepInFlight(); u.Number > s.Step && len(u.Landed) > 0 {
+		he.InStep, he.Landed = u.Number, u.Landed
+	}
+	return he
 }
 
 // intact reports whether err, the end of a run, leaves the Deployment held with nothing to
@@ -269,10 +273,17 @@ type HeldError struct {
 	// Intact: interrupted, the API server unreachable beyond the retries, or the lease
 	// lapsed; nothing but drive's own writes happened.
 	Intact bool
-	// Step of Steps is where the drive stands; Phase is forward or abort; PlanID names it.
+	// Step of Steps is where the drive stands (steps done, as the drive state records
+	// them); Phase is forward or abort; PlanID names it.
 	Step, Steps int
 	Phase       Phase
 	PlanID      string
+	// InStep is the step that was under way when the run ended, when some of its
+	// ReplicaSet writes landed (Landed: "created web-6d4f with 3 replicas", "scaled down
+	// web-5c9b from 10 to 8"); 0 otherwise. The drive state records a step once it is done,
+	// so it still says Step: the next run reads the ReplicaSets and reconciles the step.
+	InStep int
+	Landed []string
 	// Released: the lease was released. Otherwise it lapses at LeaseExpires, and a run
 	// before that needs --force.
 	Released     bool
@@ -317,6 +328,7 @@ func (d *Driver) startAbort(ctx context.Context) error {
 	if err := d.writeState(ctx, func(s *State) { s.Phase, s.Step, s.Steps = PhaseAbort, 0, 0 }); err != nil {
 		return err
 	}
+	d.stepDone()
 	d.out.linef("aborting the drive of %s: walking back to %s", d.ref(), prev)
 	d.ev.Eventf(d.deployment(), corev1.EventTypeNormal, ReasonAbort, "Abort: walking back from %s to %s", s.NewReplicaSet, prev)
 	return nil

@@ -67,6 +67,7 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 		if err := d.writeState(ctx, func(s *State) { s.Step = number; s.Steps = max(s.Steps, number) }); err != nil {
 			return nil, err
 		}
+		d.stepDone()
 		needBake = true
 	}
 }

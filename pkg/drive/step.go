@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +79,39 @@ func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number,
 	return nil
 }
 
+// stepUnderWay is the step a run is making (Number 0: none) and its ReplicaSet writes that
+// landed so far ("created web-6d4f with 3 replicas", "scaled down web-5c9b from 10 to 8"):
+// the drive state records a step only once it is done, so a run that ends in the middle
+// leaves writes the state does not name yet (HeldError.Landed).
+type stepUnderWay struct {
+	Number int
+	Landed []string
+}
+
+// landed records a ReplicaSet write of step number that the API server applied.
+func (d *Driver) landed(number int, what string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.underWay.Number != number {
+		d.underWay = stepUnderWay{Number: number}
+	}
+	d.underWay.Landed = append(d.underWay.Landed, what)
+}
+
+// stepDone forgets the step under way once the drive state records it.
+func (d *Driver) stepDone() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.underWay = stepUnderWay{}
+}
+
+// stepInFlight returns the step under way and its writes that landed (Number 0: none).
+func (d *Driver) stepInFlight() stepUnderWay {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return stepUnderWay{Number: d.underWay.Number, Landed: slices.Clone(d.underWay.Landed)}
+}
+
 func describeCounts(s Start) string {
 	parts := []string{fmt.Sprintf("%s %d/%d", s.New.Name, s.New.available(), s.New.Replicas)}
 	for _, o := range s.Old {
@@ -127,6 +161,7 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 	if to < from {
 		dir = "down"
 	}
+	d.landed(number, fmt.Sprintf("scaled %s %s from %d to %d", dir, rs.Name, from, to))
 	d.out.linef("step %d/%d: scaled %s %s from %d to %d", number, of, dir, rs.Name, from, to)
 	d.ev.Eventf(d.deployment(), corev1.EventTypeNormal, ReasonScaled, "Scaled %s replica set %s from %d to %d (step %d/%d, %s)", dir, rs.Name, from, to, number, of, d.phaseWord())
 	return out, nil

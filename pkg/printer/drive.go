@@ -235,12 +235,27 @@ func PrintHandBackPreview(w io.Writer, namespace, name, held string, after *apps
 //	  walk back:     kubectl rollplan abort deploy/web -n shop
 //	  hand it back:  kubectl rollplan resume deploy/web -n shop
 //	  see it:        kubectl rollplan drive status deploy/web -n shop
+//
+// When a step was under way and some of its ReplicaSet writes landed (e.InStep), the first
+// line names that step and a second line its writes: the drive state records steps done,
+// so it still says the step before, and the next run reconciles the step from the
+// ReplicaSets:
+//
+//	deployment shop/web stays held in step 1 of 4 (drive plan 01297f449739; paused, strategy Recreate): interrupted
+//	  step 1's ReplicaSet writes landed (created web-6d4f with 3 replicas); the drive state records no step of 4 done: the next run reads the ReplicaSets and reconciles step 1 from there
 func PrintHeldExit(w io.Writer, namespace, name string, e *drive.HeldError, why string) error {
 	phase := "drive"
 	if e.Phase == drive.PhaseAbort {
 		phase = "abort"
 	}
-	fmt.Fprintf(w, "deployment %s/%s stays held at step %d of %d (%s plan %s; paused, strategy Recreate): %s\n", namespace, name, e.Step, e.Steps, phase, e.PlanID, why)
+	if e.InStep > 0 {
+		// The state records steps done: "at step 0 of 4" would hide the writes of step 1.
+		fmt.Fprintf(w, "deployment %s/%s stays held in step %d of %d (%s plan %s; paused, strategy Recreate): %s\n", namespace, name, e.InStep, e.Steps, phase, e.PlanID, why)
+		fmt.Fprintf(w, "  step %d's ReplicaSet writes landed (%s); the drive state records %s done: the next run reads the ReplicaSets and reconciles step %d from there\n",
+			e.InStep, strings.Join(e.Landed, "; "), stepsWord(e.Step, e.Steps), e.InStep)
+	} else {
+		fmt.Fprintf(w, "deployment %s/%s stays held at step %d of %d (%s plan %s; paused, strategy Recreate): %s\n", namespace, name, e.Step, e.Steps, phase, e.PlanID, why)
+	}
 	switch {
 	case e.Released:
 		fmt.Fprintln(w, "  the lease was released: any driver may continue now")
@@ -260,4 +275,15 @@ func PrintHeldExit(w io.Writer, namespace, name string, e *drive.HeldError, why 
 	fmt.Fprintf(tw, "  hand it back:\tkubectl rollplan resume %s\n", ref)
 	fmt.Fprintf(tw, "  see it:\tkubectl rollplan drive status %s\n", ref)
 	return tw.Flush()
+}
+
+// stepsWord is "no step of 4", "1 step of 4", "2 steps of 4".
+func stepsWord(done, of int) string {
+	switch done {
+	case 0:
+		return fmt.Sprintf("no step of %d", of)
+	case 1:
+		return fmt.Sprintf("1 step of %d", of)
+	}
+	return fmt.Sprintf("%d steps of %d", done, of)
 }
