@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -237,51 +236,11 @@ func TestDriveFullRollout(t *testing.T) {
 	}
 }
 
-// driver is a plugin process started in the background.
-type driver struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
-	done           chan struct{}
-	err            error
-}
-
-func (s *driveSetup) start(t testing.TB, args ...string) *driver {
+// startDrive starts the plugin with args and -n s.ns in the background (framework.StartPlugin),
+// with env added to the cluster's environment (a later KUBECONFIG= wins).
+func (s *driveSetup) startDrive(t testing.TB, env []string, args ...string) *framework.Background {
 	t.Helper()
-	d := &driver{cmd: exec.Command(s.c.PluginPath(), append(args, "-n", s.ns)...), done: make(chan struct{})}
-	d.cmd.Env = s.c.Env()
-	d.cmd.Stdout, d.cmd.Stderr = &d.stdout, &d.stderr
-	if err := d.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", s.c.PluginPath(), err)
-	}
-	go func() { d.err = d.cmd.Wait(); close(d.done) }()
-	t.Cleanup(func() {
-		_ = d.cmd.Process.Kill()
-		<-d.done
-		framework.CheckRace(t, "drive "+strings.Join(args, " "), d.stderr.String())
-	})
-	return d
-}
-
-func (d *driver) exited() bool {
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// wait waits for the process to end and returns its exit code.
-func (d *driver) wait(t testing.TB, timeout time.Duration) int {
-	t.Helper()
-	select {
-	case <-d.done:
-	case <-time.After(timeout):
-		_ = d.cmd.Process.Kill()
-		<-d.done
-		t.Fatalf("driver still running after %s\nstderr:\n%s", timeout, d.stderr.String())
-	}
-	return d.cmd.ProcessState.ExitCode()
+	return s.c.StartPlugin(t, env, append(args, "-n", s.ns)...)
 }
 
 // TestDriveCrashResume kills the driver process (SIGKILL) at random points of a drive, 12
@@ -314,20 +273,19 @@ func TestDriveCrashResume(t *testing.T) {
 			k := rng.IntN(len(want)+2) - 1
 			jitter := time.Duration(rng.IntN(40)) * time.Millisecond
 			args := []string{"drive", "deploy/web", "--image", "app=nginx:1.19", "--yes", "--lease-duration", "4s"}
-			first := s.start(t, args...)
+			first := s.startDrive(t, nil, args...)
 			deadline := time.Now().Add(60 * time.Second)
 			if k < 0 {
 				time.Sleep(time.Duration(rng.IntN(400))*time.Millisecond + jitter)
 			} else {
-				for len(rec.Writes()) < k && !first.exited() && time.Now().Before(deadline) {
+				for len(rec.Writes()) < k && !first.Exited() && time.Now().Before(deadline) {
 					time.Sleep(2 * time.Millisecond)
 				}
 				time.Sleep(jitter)
 			}
 			killedAt := len(rec.Writes())
-			finished := first.exited()
-			_ = first.cmd.Process.Signal(syscall.SIGKILL)
-			<-first.done
+			finished := first.Exited()
+			first.Stop(t, syscall.SIGKILL, time.Minute)
 			t.Logf("kill point k=%d+%s: killed after %d writes (exited on its own first: %v)", k, jitter, killedAt, finished)
 
 			second := args
@@ -338,11 +296,11 @@ func TestDriveCrashResume(t *testing.T) {
 			}
 			res := s.plugin(t, second...)
 			if res.ExitCode != 0 {
-				t.Fatalf("drive again: exit %d\nstdout:\n%s\nstderr:\n%s\nfirst run stderr:\n%s", res.ExitCode, res.Stdout, res.Stderr, first.stderr.String())
+				t.Fatalf("drive again: exit %d\nstdout:\n%s\nstderr:\n%s\nfirst run stderr:\n%s", res.ExitCode, res.Stdout, res.Stderr, first.Stderr.String())
 			}
 			writes := rec.WaitQuiet(t, 2*time.Second, 30*time.Second)
 			if diff := cmp.Diff(want, s.describe(writes)); diff != "" {
-				t.Errorf("writes across the kill differ from the plan (-plan +seen):\n%s\nfirst run stderr:\n%s\nsecond run stderr:\n%s", diff, first.stderr.String(), res.Stderr)
+				t.Errorf("writes across the kill differ from the plan (-plan +seen):\n%s\nfirst run stderr:\n%s\nsecond run stderr:\n%s", diff, first.Stderr.String(), res.Stderr)
 			}
 			if ev := rec.Events(); len(ev) != 0 {
 				t.Errorf("the deployment-controller scaled ReplicaSets: %v", ev)
@@ -490,13 +448,13 @@ func TestDriveConcurrentEdit(t *testing.T) {
 	t.Run("template", func(t *testing.T) {
 		s := newDriveSetup(t, 4, "1", "0")
 		rec := s.c.RecordReplicaSets(t, s.ns)
-		drv := s.start(t, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
+		drv := s.startDrive(t, nil, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
 		rec.WaitFor(t, 30*time.Second, func(w []framework.RSWrite, _ []framework.ScalingEvent) bool { return len(w) >= 1 })
 		time.Sleep(300 * time.Millisecond)
 		s.c.UpdateDeployment(t, s.ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.20" })
-		code := drv.wait(t, 30*time.Second)
-		if code != 1 || !strings.Contains(drv.stderr.String(), "was edited while drive held it") || !strings.Contains(drv.stderr.String(), "spec.template") {
-			t.Fatalf("drive after a template edit: exit %d, want 1 with the edit named\nstderr:\n%s", code, drv.stderr.String())
+		code := drv.Wait(t, 30*time.Second)
+		if code != 1 || !strings.Contains(drv.Stderr.String(), "was edited while drive held it") || !strings.Contains(drv.Stderr.String(), "spec.template") {
+			t.Fatalf("drive after a template edit: exit %d, want 1 with the edit named\nstderr:\n%s", code, drv.Stderr.String())
 		}
 		writes := rec.WaitQuiet(t, 2*time.Second, 20*time.Second)
 		if len(writes) != 1 {
@@ -513,15 +471,15 @@ func TestDriveConcurrentEdit(t *testing.T) {
 	t.Run("replicaset scaled by hand", func(t *testing.T) {
 		s := newDriveSetup(t, 4, "1", "0")
 		rec := s.c.RecordReplicaSets(t, s.ns)
-		drv := s.start(t, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
+		drv := s.startDrive(t, nil, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
 		rec.WaitFor(t, 30*time.Second, func(w []framework.RSWrite, _ []framework.ScalingEvent) bool { return len(w) >= 1 })
 		res := s.c.Kubectl(t, "scale", "rs", s.old, "-n", s.ns, "--replicas=2")
 		if res.ExitCode != 0 {
 			t.Fatalf("kubectl scale rs: %s", res.Stderr)
 		}
-		code := drv.wait(t, 30*time.Second)
-		if code != 1 || !strings.Contains(drv.stderr.String(), "was scaled by kubectl") {
-			t.Fatalf("drive after kubectl scale rs: exit %d, want 1 naming kubectl\nstderr:\n%s", code, drv.stderr.String())
+		code := drv.Wait(t, 30*time.Second)
+		if code != 1 || !strings.Contains(drv.Stderr.String(), "was scaled by kubectl") {
+			t.Fatalf("drive after kubectl scale rs: exit %d, want 1 naming kubectl\nstderr:\n%s", code, drv.Stderr.String())
 		}
 		rs, err := s.c.Client.AppsV1().ReplicaSets(s.ns).Get(t.Context(), s.old, metav1.GetOptions{})
 		if err != nil {
@@ -542,7 +500,7 @@ func TestDriveReplicasChange(t *testing.T) {
 	// (at most 18, at least 11).
 	mon := watchPods(t, s.c, s.ns, 18, 8)
 	rec := s.c.RecordReplicaSets(t, s.ns)
-	drv := s.start(t, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
+	drv := s.startDrive(t, nil, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
 	rec.WaitFor(t, 30*time.Second, func(w []framework.RSWrite, _ []framework.ScalingEvent) bool { return len(w) >= 1 })
 	res := s.c.Kubectl(t, "scale", "deploy/web", "-n", s.ns, "--replicas=14")
 	if res.ExitCode != 0 {
@@ -550,13 +508,13 @@ func TestDriveReplicasChange(t *testing.T) {
 	}
 	s.waitState(t, 30*time.Second, func(st *drive.State, _ *appsv1.Deployment) bool { return st.Replicas == 14 })
 	stop := s.c.AutoRelease(t, s.ns, "")
-	code := drv.wait(t, 90*time.Second)
+	code := drv.Wait(t, 90*time.Second)
 	stop()
 	if code != 0 {
-		t.Fatalf("drive: exit %d\nstderr:\n%s", code, drv.stderr.String())
+		t.Fatalf("drive: exit %d\nstderr:\n%s", code, drv.Stderr.String())
 	}
-	if !strings.Contains(drv.stderr.String(), "changed from 10 to 14 while held") {
-		t.Errorf("drive did not say it re-planned:\n%s", drv.stderr.String())
+	if !strings.Contains(drv.Stderr.String(), "changed from 10 to 14 while held") {
+		t.Errorf("drive did not say it re-planned:\n%s", drv.Stderr.String())
 	}
 	rec.WaitQuiet(t, 2*time.Second, 30*time.Second)
 	if ev := rec.Events(); len(ev) != 0 {
@@ -572,22 +530,22 @@ func TestDriveReplicasChange(t *testing.T) {
 func TestDriveTwoDrivers(t *testing.T) {
 	s := newDriveSetup(t, 4, "1", "0")
 	rec := s.c.RecordReplicaSets(t, s.ns)
-	first := s.start(t, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
+	first := s.startDrive(t, nil, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes")
 	rec.WaitFor(t, 30*time.Second, func(w []framework.RSWrite, _ []framework.ScalingEvent) bool { return len(w) >= 1 })
 	res := s.plugin(t, "drive", "deploy/web", "--yes")
 	if res.ExitCode != 1 || !strings.Contains(res.Stderr, "is being driven by") {
 		t.Fatalf("second driver without --force: exit %d, want 1 and the holder named\nstderr:\n%s", res.ExitCode, res.Stderr)
 	}
-	second := s.start(t, "drive", "deploy/web", "--yes", "--force")
-	code := first.wait(t, 30*time.Second)
-	if code != 1 || !strings.Contains(first.stderr.String(), "lost the hold") {
-		t.Fatalf("first driver after the takeover: exit %d, want 1 (lost the hold)\nstderr:\n%s", code, first.stderr.String())
+	second := s.startDrive(t, nil, "drive", "deploy/web", "--yes", "--force")
+	code := first.Wait(t, 30*time.Second)
+	if code != 1 || !strings.Contains(first.Stderr.String(), "lost the hold") {
+		t.Fatalf("first driver after the takeover: exit %d, want 1 (lost the hold)\nstderr:\n%s", code, first.Stderr.String())
 	}
 	stop := s.c.AutoRelease(t, s.ns, "")
-	code = second.wait(t, 90*time.Second)
+	code = second.Wait(t, 90*time.Second)
 	stop()
 	if code != 0 {
-		t.Fatalf("second driver: exit %d\nstderr:\n%s", code, second.stderr.String())
+		t.Fatalf("second driver: exit %d\nstderr:\n%s", code, second.Stderr.String())
 	}
 	if !strings.Contains(s.c.Kubectl(t, "get", "events", "-n", s.ns).Stdout, drive.ReasonLease) {
 		t.Errorf("no %s event", drive.ReasonLease)
@@ -724,15 +682,15 @@ func TestDriveAdoptInFlight(t *testing.T) {
 	}
 	mon := watchPods(t, s.c, s.ns, int(s.bounds.MaxPods()), int(s.bounds.MinAvailable()))
 	rec := s.c.RecordReplicaSets(t, s.ns)
-	drv := s.start(t, "drive", "deploy/web", "--adopt", "--yes")
+	drv := s.startDrive(t, nil, "drive", "deploy/web", "--adopt", "--yes")
 	s.waitState(t, 30*time.Second, func(*drive.State, *appsv1.Deployment) bool { return true })
 	stop := s.c.AutoRelease(t, s.ns, "")
-	code := drv.wait(t, 90*time.Second)
+	code := drv.Wait(t, 90*time.Second)
 	stop()
 	if code != 0 {
-		t.Fatalf("drive --adopt: exit %d\n%s", code, drv.stderr.String())
+		t.Fatalf("drive --adopt: exit %d\n%s", code, drv.Stderr.String())
 	}
-	t.Logf("drive --adopt:\n%s%s", drv.stdout.String(), drv.stderr.String())
+	t.Logf("drive --adopt:\n%s%s", drv.Stdout.String(), drv.Stderr.String())
 	writes := rec.WaitQuiet(t, 2*time.Second, 30*time.Second)
 	if ev := rec.Events(); len(ev) != 0 {
 		t.Errorf("the deployment-controller scaled ReplicaSets after the adoption: %v (drive wrote %v)", ev, s.describe(writes))

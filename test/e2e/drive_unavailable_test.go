@@ -37,12 +37,12 @@ func TestDrivePodsLoseAvailability(t *testing.T) {
 	lost := pods[:2]
 	s.c.MakeUnready(t, s.ns, lost...)
 	select {
-	case <-d.done:
+	case <-d.Done():
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("drive still runs 2 minutes after the pods lost availability\nstderr:\n%s", d.stderr.String())
+		t.Fatalf("drive still runs 2 minutes after the pods lost availability\nstderr:\n%s", d.Stderr.String())
 	}
-	stderr := d.stderr.String()
-	if code := d.cmd.ProcessState.ExitCode(); code != 4 {
+	stderr := d.Stderr.String()
+	if code := d.ExitCode(); code != 4 {
 		t.Fatalf("drive: exit %d, want 4 (held)\nstderr:\n%s", code, stderr)
 	}
 	for _, want := range append([]string{"timed out", "RollplanTestUnready", "kubectl rollplan abort deploy/web"}, lost...) {

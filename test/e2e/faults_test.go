@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -47,53 +46,11 @@ import (
 // with its restart (down 2-10 s, plus up to about 20 s to start on a loaded machine).
 var faultArgs = []string{"drive", "deploy/web", "--image", "app=nginx:1.19", "--yes", "--interval", "1s", "--lease-duration", "90s", "--progress-timeout", "5m"}
 
-// faultDriver is a plugin process started in the background whose output can be read
-// while it runs.
-type faultDriver struct {
-	cmd            *exec.Cmd
-	stdout, stderr framework.SyncBuffer
-	done           chan struct{}
-}
-
-// startDrive starts the plugin with args and -n s.ns, with env added to the cluster's
-// environment (a later KUBECONFIG= wins).
-func (s *driveSetup) startDrive(t testing.TB, env []string, args ...string) *faultDriver {
-	t.Helper()
-	d := &faultDriver{cmd: exec.Command(s.c.PluginPath(), append(args, "-n", s.ns)...), done: make(chan struct{})}
-	d.cmd.Env = append(s.c.Env(), env...)
-	d.cmd.Stdout, d.cmd.Stderr = &d.stdout, &d.stderr
-	if err := d.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", s.c.PluginPath(), err)
-	}
-	go func() { _ = d.cmd.Wait(); close(d.done) }()
-	t.Cleanup(func() {
-		_ = d.cmd.Process.Kill()
-		<-d.done
-		framework.CheckRace(t, "drive "+strings.Join(args, " "), d.stderr.String())
-	})
-	return d
-}
-
-func (d *faultDriver) exited() bool {
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// lastLine is the drive's last progress line so far: where a fault hit it.
-func (d *faultDriver) lastLine() string {
-	lines := strings.Split(strings.TrimSpace(d.stderr.String()), "\n")
-	return lines[len(lines)-1]
-}
-
 // waitWrites waits until the recorder has seen k ReplicaSet writes or the drive ended.
-func waitWrites(t testing.TB, rec *framework.Recorder, d *faultDriver, k int) {
+func waitWrites(t testing.TB, rec *framework.Recorder, d *framework.Background, k int) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
-	for len(rec.Writes()) < k && !d.exited() {
+	for len(rec.Writes()) < k && !d.Exited() {
 		if time.Now().After(deadline) {
 			t.Fatalf("the drive made %d ReplicaSet writes in 3 minutes, want %d", len(rec.Writes()), k)
 		}
@@ -115,7 +72,7 @@ func retriesIn(stderr string) int {
 
 // faultInjector injects a fault into the drive d of s while it runs and returns what it
 // did, for the figures.
-type faultInjector func(t *testing.T, s *driveSetup, d *faultDriver, rec *framework.Recorder, plan []string) string
+type faultInjector func(t *testing.T, s *driveSetup, d *framework.Background, rec *framework.Recorder, plan []string) string
 
 // runFaultDrive drives s's Deployment with faultArgs (env added to the plugin's
 // environment) while inject runs, and checks that the run ends as an undisturbed drive.
@@ -136,16 +93,16 @@ func runFaultDriveAs(t *testing.T, name string, envFor func(*driveSetup) []strin
 	d := s.startDrive(t, env, faultArgs...)
 	what := inject(t, s, d, rec, plan)
 	select {
-	case <-d.done:
+	case <-d.Done():
 	case <-time.After(6 * time.Minute):
-		t.Fatalf("the drive still runs 6 minutes after its start\nstderr:\n%s", d.stderr.String())
+		t.Fatalf("the drive still runs 6 minutes after its start\nstderr:\n%s", d.Stderr.String())
 	}
 	took := time.Since(began)
-	code := d.cmd.ProcessState.ExitCode()
-	stderr := d.stderr.String()
+	code := d.ExitCode()
+	stderr := d.Stderr.String()
 	t.Logf("FAULT %s: %s; drive exit %d in %s, %d retries reported", name, what, code, took.Round(100*time.Millisecond), retriesIn(stderr))
 	if code != 0 {
-		t.Fatalf("drive: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, d.stdout.String(), stderr)
+		t.Fatalf("drive: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, d.Stdout.String(), stderr)
 	}
 	writes := rec.WaitQuiet(t, 2*time.Second, 60*time.Second)
 	if diff := cmp.Diff(plan, s.describe(writes)); diff != "" {
@@ -164,7 +121,7 @@ func runFaultDriveAs(t *testing.T, name string, envFor func(*driveSetup) []strin
 // hand-back or the wait for the controller after it (up to 300 ms: the hand-back is quick).
 // *injected says whether the drive still ran when the fault came.
 func apiServerOutage(rng *rand.Rand, injected *bool) faultInjector {
-	return func(t *testing.T, s *driveSetup, d *faultDriver, rec *framework.Recorder, plan []string) string {
+	return func(t *testing.T, s *driveSetup, d *framework.Background, rec *framework.Recorder, plan []string) string {
 		k := rng.IntN(len(plan) + 1)
 		jitter := time.Duration(rng.IntN(1500)) * time.Millisecond
 		if k == len(plan) {
@@ -174,10 +131,10 @@ func apiServerOutage(rng *rand.Rand, injected *bool) faultInjector {
 		kill := rng.IntN(2) == 0
 		waitWrites(t, rec, d, k)
 		time.Sleep(jitter)
-		if d.exited() {
+		if d.Exited() {
 			return fmt.Sprintf("kube-apiserver not stopped: the drive had ended after %d writes", len(rec.Writes()))
 		}
-		at := d.lastLine()
+		at := d.LastLine()
 		*injected = true
 		outage := s.c.Outage(t, framework.KubeAPIServer, down, kill)
 		return fmt.Sprintf("kube-apiserver stopped (kill %v) for %s after %d writes +%s, unavailable %s, at %q", kill, down, k, jitter, outage.Round(100*time.Millisecond), at)
@@ -186,10 +143,10 @@ func apiServerOutage(rng *rand.Rand, injected *bool) faultInjector {
 
 // etcdRestart restarts etcd (SIGKILL, down 3 s) after k writes, 1 <= k < len(plan).
 func etcdRestart(rng *rand.Rand) faultInjector {
-	return func(t *testing.T, s *driveSetup, d *faultDriver, rec *framework.Recorder, plan []string) string {
+	return func(t *testing.T, s *driveSetup, d *framework.Background, rec *framework.Recorder, plan []string) string {
 		k := 1 + rng.IntN(len(plan)-1)
 		waitWrites(t, rec, d, k)
-		at := d.lastLine()
+		at := d.LastLine()
 		outage := s.c.Outage(t, framework.Etcd, 3*time.Second, true)
 		return fmt.Sprintf("etcd killed after %d writes, down 3s, unavailable %s, at %q", k, outage.Round(100*time.Millisecond), at)
 	}
@@ -199,10 +156,10 @@ func etcdRestart(rng *rand.Rand) faultInjector {
 // k = len(plan): the last scale-down is written, so the hand-back and the wait for the
 // controller to report the rollout complete happen while it is down.
 func controllerManagerDown(k func(plan []string) int, where string) faultInjector {
-	return func(t *testing.T, s *driveSetup, d *faultDriver, rec *framework.Recorder, plan []string) string {
+	return func(t *testing.T, s *driveSetup, d *framework.Background, rec *framework.Recorder, plan []string) string {
 		n := k(plan)
 		waitWrites(t, rec, d, n)
-		at := d.lastLine()
+		at := d.LastLine()
 		outage := s.c.Outage(t, framework.KubeControllerManager, 10*time.Second, false)
 		return fmt.Sprintf("kube-controller-manager down %s (after %d writes) for 10s, unavailable %s, at %q", where, n, outage.Round(100*time.Millisecond), at)
 	}
@@ -291,11 +248,11 @@ func TestFaultPriorityAndFairness429(t *testing.T) {
 		kc, cfg := s.c.ServiceAccountKubeconfig(t, s.ns, "driver", "cluster-admin")
 		storm = startAPFStorm(t, c, s.ns, "driver", cfg, 6)
 		return []string{"KUBECONFIG=" + kc}
-	}, func(t *testing.T, s *driveSetup, d *faultDriver, rec *framework.Recorder, plan []string) string {
+	}, func(t *testing.T, s *driveSetup, d *framework.Background, rec *framework.Recorder, plan []string) string {
 		// The storm lasts the drive, 90 s at most: the drive must finish after it in any case.
 		during := "the drive ended during the storm"
 		select {
-		case <-d.done:
+		case <-d.Done():
 		case <-time.After(90 * time.Second):
 			during = fmt.Sprintf("the storm stopped after 90s with %d of %d ReplicaSet writes made", len(rec.Writes()), len(plan))
 		}
@@ -483,21 +440,21 @@ func TestFaultAPIServerDownPastRetries(t *testing.T) {
 	rec := s.c.RecordReplicaSets(t, s.ns)
 	d := s.startDrive(t, nil, "drive", "deploy/web", "--image", "app=nginx:1.19", "--yes", "--interval", "1s", "--lease-duration", "20s", "--progress-timeout", "5s")
 	waitWrites(t, rec, d, 1)
-	if d.exited() {
-		t.Fatalf("the drive ended before the outage: exit %d\nstderr:\n%s", d.cmd.ProcessState.ExitCode(), d.stderr.String())
+	if d.Exited() {
+		t.Fatalf("the drive ended before the outage: exit %d\nstderr:\n%s", d.ExitCode(), d.Stderr.String())
 	}
 	began := time.Now()
 	s.c.StopComponent(t, framework.KubeAPIServer, false)
 	select {
-	case <-d.done:
+	case <-d.Done():
 	case <-time.After(45 * time.Second):
-		t.Fatalf("the drive still runs 45s into the outage (--progress-timeout 5s)\nstderr:\n%s", d.stderr.String())
+		t.Fatalf("the drive still runs 45s into the outage (--progress-timeout 5s)\nstderr:\n%s", d.Stderr.String())
 	}
 	gaveUp := time.Since(began)
 	s.c.StartComponent(t, framework.KubeAPIServer)
-	stderr := d.stderr.String()
-	t.Logf("FAULT apiserver-past-retries: the drive exited %d %s into the outage; stderr:\n%s", d.cmd.ProcessState.ExitCode(), gaveUp.Round(100*time.Millisecond), stderr)
-	if code := d.cmd.ProcessState.ExitCode(); code != 4 {
+	stderr := d.Stderr.String()
+	t.Logf("FAULT apiserver-past-retries: the drive exited %d %s into the outage; stderr:\n%s", d.ExitCode(), gaveUp.Round(100*time.Millisecond), stderr)
+	if code := d.ExitCode(); code != 4 {
 		t.Fatalf("drive: exit %d, want 4 (held, intact)\nstderr:\n%s", code, stderr)
 	}
 	ref := "deploy/web -n " + s.ns

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -23,37 +22,17 @@ func TestFaultVerbThroughAPIServerOutage(t *testing.T) {
 	createTiered(t, c, ns, "y", "db")
 
 	c.StopComponent(t, framework.KubeAPIServer, false)
-	var stdout, stderr framework.SyncBuffer
-	cmd := exec.Command(c.PluginPath(), "restart", "-n", ns, "-l", "tier=x", "--yes")
-	cmd.Env = c.Env()
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", c.PluginPath(), err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-		framework.CheckRace(t, "restart -l tier=x", stderr.String())
-	})
+	cmd := c.StartPlugin(t, nil, "restart", "-n", ns, "-l", "tier=x", "--yes")
 	time.Sleep(3 * time.Second) // the plugin meets a refused connection first
-	select {
-	case <-done:
-		t.Fatalf("restart ended while the API server was down: exit %d\nstderr:\n%s", cmd.ProcessState.ExitCode(), stderr.String())
-	default:
+	if cmd.Exited() {
+		t.Fatalf("restart ended while the API server was down: exit %d\nstderr:\n%s", cmd.ExitCode(), cmd.Stderr.String())
 	}
 	c.StartComponent(t, framework.KubeAPIServer)
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("restart still runs 2 minutes after the API server came back\nstderr:\n%s", stderr.String())
+	if code := cmd.Wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("restart: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, cmd.Stdout.String(), cmd.Stderr.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("restart: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
-	if got, want := resultLines(stdout.String()), []string{"deployment.apps/api restarted", "deployment.apps/web restarted"}; !slices.Equal(got, want) {
-		t.Errorf("result lines %q, want %q\nstderr:\n%s", got, want, stderr.String())
+	if got, want := resultLines(cmd.Stdout.String()), []string{"deployment.apps/api restarted", "deployment.apps/web restarted"}; !slices.Equal(got, want) {
+		t.Errorf("result lines %q, want %q\nstderr:\n%s", got, want, cmd.Stderr.String())
 	}
 	for name, want := range map[string]string{"api": "2", "web": "2", "db": "1"} {
 		d := c.WaitForRollout(t, ns, name, time.Minute)

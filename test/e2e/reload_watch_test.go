@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,44 +22,26 @@ import (
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
-// watcher is `kubectl rollplan reload --watch` running in the background.
+// watcher is `kubectl rollplan reload --watch` running in the background
+// (framework.StartPlugin).
 type watcher struct {
-	cmd            *exec.Cmd
-	stdout, stderr framework.SyncBuffer
-	done           chan struct{}
-	args           []string
+	*framework.Background
+	stdout, stderr *framework.SyncBuffer
+	done           <-chan struct{}
 }
 
 // startWatcher starts the plugin with `reload --watch ARGS` against the cluster. It is
 // killed, and its stderr checked for a data race, when the test ends.
 func startWatcher(t testing.TB, c *framework.Cluster, args ...string) *watcher {
 	t.Helper()
-	w := &watcher{args: append([]string{"reload", "--watch"}, args...), done: make(chan struct{})}
-	w.cmd = exec.Command(c.PluginPath(), w.args...)
-	w.cmd.Env = c.Env()
-	w.cmd.Stdout, w.cmd.Stderr = &w.stdout, &w.stderr
-	if err := w.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", c.PluginPath(), err)
-	}
-	go func() { _ = w.cmd.Wait(); close(w.done) }()
-	t.Cleanup(func() {
-		_ = w.cmd.Process.Kill()
-		<-w.done
-		framework.CheckRace(t, strings.Join(w.args, " "), w.stderr.String())
-	})
-	return w
+	b := c.StartPlugin(t, nil, append([]string{"reload", "--watch"}, args...)...)
+	return &watcher{Background: b, stdout: &b.Stdout, stderr: &b.Stderr, done: b.Done()}
 }
 
 // stop sends sig and returns the exit code (-1 when killed by the signal).
 func (w *watcher) stop(t testing.TB, sig os.Signal) int {
 	t.Helper()
-	_ = w.cmd.Process.Signal(sig)
-	select {
-	case <-w.done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("watcher still running 30s after %v\nstderr:\n%s", sig, w.stderr.String())
-	}
-	return w.cmd.ProcessState.ExitCode()
+	return w.Stop(t, sig, 30*time.Second)
 }
 
 // eventually polls cond every 100ms for at most timeout, failing with what and the

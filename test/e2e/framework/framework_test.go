@@ -2,8 +2,11 @@ package framework
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -106,5 +109,54 @@ func TestCheckRace(t *testing.T) {
 	CheckRace(raced, "drive deploy/web", "step 1/3 done\n==================\nWARNING: DATA RACE\nWrite at 0x00c0000c20f8 by goroutine 40:\n")
 	if len(raced.errors) != 1 || !strings.Contains(raced.errors[0], "drive deploy/web reported a data race:\nWARNING: DATA RACE\nWrite at") {
 		t.Errorf("a race report: %q, want one error quoting it", raced.errors)
+	}
+}
+
+// fakePlugin writes script as the plugin of a Cluster in a temporary BinDir.
+func fakePlugin(t *testing.T, script string) *Cluster {
+	t.Helper()
+	c := &Cluster{BinDir: t.TempDir(), Kubeconfig: "/dev/null"}
+	if err := os.WriteFile(c.PluginPath(), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestStartPlugin: a background plugin's output is readable while it runs, Stop signals it
+// and returns its exit code, Wait returns the code of one that exits, and a race report on
+// its stderr fails the test when it ends.
+func TestStartPlugin(t *testing.T) {
+	t.Run("stop", func(t *testing.T) {
+		c := fakePlugin(t, `echo "step 1/3: $*" >&2; trap 'exit 3' TERM; while :; do sleep 0.05; done`)
+		b := c.StartPlugin(t, []string{"X=1"}, "drive", "deploy/web")
+		deadline := time.Now().Add(10 * time.Second)
+		for b.LastLine() != "step 1/3: drive deploy/web" && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if b.Exited() || b.ExitCode() != -1 {
+			t.Fatalf("exited %v (code %d) while it runs", b.Exited(), b.ExitCode())
+		}
+		if got := b.LastLine(); got != "step 1/3: drive deploy/web" {
+			t.Errorf("LastLine = %q", got)
+		}
+		if code := b.Stop(t, syscall.SIGTERM, 10*time.Second); code != 3 || !b.Exited() || b.ExitCode() != 3 {
+			t.Errorf("Stop = %d, Exited %v, ExitCode %d; want 3, true, 3", code, b.Exited(), b.ExitCode())
+		}
+	})
+	t.Run("wait", func(t *testing.T) {
+		c := fakePlugin(t, `echo "out $X"; exit 4`)
+		b := c.StartPlugin(t, []string{"X=1"})
+		if code := b.Wait(t, 10*time.Second); code != 4 || b.Stdout.String() != "out 1\n" {
+			t.Errorf("Wait = %d, stdout %q; want 4, %q", code, b.Stdout.String(), "out 1\n")
+		}
+	})
+	raced := &recordingTB{TB: t}
+	t.Run("race", func(t *testing.T) {
+		raced.TB = t
+		c := fakePlugin(t, `printf '==================\nWARNING: DATA RACE\nWrite at 0x1 by goroutine 7:\n' >&2; exit 66`)
+		c.StartPlugin(raced, nil, "reload", "--watch").Wait(t, 10*time.Second)
+	})
+	if len(raced.errors) != 1 || !strings.Contains(raced.errors[0], "kubectl-rollplan reload --watch reported a data race") {
+		t.Errorf("a race report when the test ended: %q, want one error naming the command", raced.errors)
 	}
 }
