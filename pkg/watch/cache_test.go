@@ -9,7 +9,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 func deployment(name string) *appsv1.Deployment {
@@ -122,5 +124,75 @@ func TestStartAllNamespaces(t *testing.T) {
 	}
 	if len(got) != 4 {
 		t.Errorf("cache holds %v, want 4 objects", got)
+	}
+}
+
+// A watch that stays open and never delivers (seen after an etcd restart): the ReplicaSet
+// becomes available on the API server, the informer never hears of it. Without Reread the
+// wait runs to its timeout; with it, the wait re-reads after the silence and sees it.
+func TestWaitRereadsASilentWatch(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reread time.Duration
+		want   error
+	}{
+		{"no re-read: the timeout", 0, ErrTimeout},
+		{"re-read after 1ns of silence: done", time.Nanosecond, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			web := deployment("web")
+			web.ResourceVersion = "4"
+			rs := replicaSet("web-1", "web")
+			rs.ResourceVersion = "5"
+			cs := fake.NewClientset(web, rs)
+			cs.PrependWatchReactor("*", func(k8stesting.Action) (bool, watch.Interface, error) {
+				return true, watch.NewFake(), nil // open, silent
+			})
+			sel := labels.SelectorFromSet(labels.Set{"app": "web"})
+			c, err := Start(ctx, cs, Options{Namespace: "default", Name: "web", ReplicaSets: sel, Reread: tc.reread})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			avail := rs.DeepCopy()
+			avail.ResourceVersion, avail.Status.AvailableReplicas = "9", 3
+			if err := cs.Tracker().Update(appsv1.SchemeGroupVersion.WithResource("replicasets"), avail, "default"); err != nil {
+				t.Fatal(err)
+			}
+			err = c.Wait(ctx, 3*time.Second, func() (bool, error) {
+				r := c.ReplicaSet("web-1")
+				return r != nil && r.Status.AvailableReplicas == 3, nil
+			}, nil)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("wait for web-1 available: %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestUseReread(t *testing.T) {
+	at := func(rv string) metav1.Object {
+		return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", ResourceVersion: rv}}
+	}
+	for _, tc := range []struct {
+		name               string
+		cached, reread     metav1.Object
+		informerRV, listRV string
+		want               bool
+	}{
+		{"no re-read", at("5"), nil, "5", "", false},
+		{"the re-read is newer", at("5"), at("9"), "5", "9", true},
+		{"the informer is as new", at("9"), at("9"), "9", "9", false},
+		{"the informer is newer (numbers compared, not strings)", at("10"), at("9"), "10", "9", false},
+		{"the informer lacks it, not synced past the re-read", nil, at("9"), "5", "9", true},
+		{"the informer lacks it, synced past the re-read: deleted since", nil, at("9"), "12", "9", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := useReread(tc.cached, tc.reread, tc.informerRV, tc.listRV); got != tc.want {
+				t.Errorf("useReread = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

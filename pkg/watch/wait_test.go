@@ -18,21 +18,21 @@ func TestWaitOn(t *testing.T) {
 			flag.Store(true)
 			changed <- struct{}{}
 		}()
-		err := waitOn(context.Background(), changed, 5*time.Second, func() (bool, error) { calls++; return flag.Load(), nil }, nil, time.Now)
+		err := waitOn(context.Background(), changed, 5*time.Second, func() (bool, error) { calls++; return flag.Load(), nil }, nil, time.Now, 0, nil)
 		if err != nil || calls != 2 {
 			t.Errorf("err %v after %d evaluations, want nil after 2 (at once, then on the change)", err, calls)
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
 		began := time.Now()
-		err := waitOn(context.Background(), make(chan struct{}), 30*time.Millisecond, func() (bool, error) { return false, nil }, nil, time.Now)
+		err := waitOn(context.Background(), make(chan struct{}), 30*time.Millisecond, func() (bool, error) { return false, nil }, nil, time.Now, 0, nil)
 		if !errors.Is(err, ErrTimeout) || time.Since(began) < 30*time.Millisecond {
 			t.Errorf("err %v after %s, want ErrTimeout after 30ms", err, time.Since(began))
 		}
 	})
 	t.Run("cond error", func(t *testing.T) {
 		boom := errors.New("boom")
-		if err := waitOn(context.Background(), nil, time.Second, func() (bool, error) { return false, boom }, nil, time.Now); !errors.Is(err, boom) {
+		if err := waitOn(context.Background(), nil, time.Second, func() (bool, error) { return false, boom }, nil, time.Now, 0, nil); !errors.Is(err, boom) {
 			t.Errorf("err %v, want boom", err)
 		}
 	})
@@ -40,7 +40,7 @@ func TestWaitOn(t *testing.T) {
 		cause := errors.New("lost the hold")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(cause)
-		if err := waitOn(ctx, nil, time.Second, func() (bool, error) { return false, nil }, nil, time.Now); !errors.Is(err, cause) {
+		if err := waitOn(ctx, nil, time.Second, func() (bool, error) { return false, nil }, nil, time.Now, 0, nil); !errors.Is(err, cause) {
 			t.Errorf("err %v, want the context's cause", err)
 		}
 	})
@@ -50,7 +50,7 @@ func TestWaitOn(t *testing.T) {
 		clock := func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Minute) }
 		var waited time.Duration
 		err := waitOn(context.Background(), nil, 1500*time.Millisecond, func() (bool, error) { return waited > 0, nil },
-			func(w time.Duration) { waited = w }, clock)
+			func(w time.Duration) { waited = w }, clock, 0, nil)
 		if err != nil || waited != time.Minute {
 			t.Errorf("err %v, tick saw %s; want done after one tick that saw 1m by the injected clock", err, waited)
 		}
