@@ -35,7 +35,7 @@ import (
 // available pods below the floor (a watch of every pod), complete at revision 2 and handed
 // back (assertHandedBack).
 //
-// `make test` (make e2e) runs the short matrix: one kube-apiserver outage at a random point,
+// `make test` (make e2e) runs the short matrix: kube-apiserver outages at 2 random points,
 // one etcd restart, kube-controller-manager down during the hand-back. `make faults` runs the
 // long one (ROLLPLAN_FAULTS=long): kube-apiserver stopped for 2-10 s at 10 random points,
 // etcd restarted mid-drive, kube-controller-manager down during a drive and during the
@@ -178,17 +178,11 @@ func faultSeed(t *testing.T) *rand.Rand {
 func longFaults() bool { return os.Getenv("ROLLPLAN_FAULTS") == "long" }
 
 // TestFaultAPIServerOutage: kube-apiserver stopped for 2-10 s at random points of drives
-// (once in the short matrix, at 10 points in the long one: a run whose drive ended before
+// (at 2 points in the short matrix, at 10 in the long one: a run whose drive ended before
 // its point does not count, and another run is made, 6 more at most).
 func TestFaultAPIServerOutage(t *testing.T) {
-	if !longFaults() {
-		// In make test (ba6d7f6) the test's own recorder, listing again after the restart,
-		// counted the old ReplicaSet as created ("create old 0->10") while the drive itself
-		// ended right (exit 0, 8 retries): until the recorder is fixed, long matrix only.
-		t.Skip("long fault matrix only (ROLLPLAN_FAULTS=long, make faults)")
-	}
 	rng := faultSeed(t)
-	want := 1
+	want := 2
 	if longFaults() {
 		want = 10
 	}
@@ -208,14 +202,11 @@ func TestFaultAPIServerOutage(t *testing.T) {
 	}
 }
 
-// TestFaultEtcdRestart: etcd killed and started again in the middle of a drive. Long
-// matrix only (make faults): in one make test run (643e78c) the drive never saw the pods of
-// its step 2 after the restart and was still waiting 6 minutes later; until that is
-// understood it does not gate make test.
+// TestFaultEtcdRestart: etcd killed and started again in the middle of a drive (in the
+// short and the long matrix). Once (643e78c) the drive never saw the pods of its step 2
+// after the restart and waited 6 minutes: its waits now read again after 10 s of silence
+// (watch.Options.Reread).
 func TestFaultEtcdRestart(t *testing.T) {
-	if !longFaults() {
-		t.Skip("long fault matrix only (ROLLPLAN_FAULTS=long, make faults)")
-	}
 	runFaultDrive(t, "etcd", nil, etcdRestart(faultSeed(t)))
 }
 
