@@ -84,10 +84,23 @@ func TestStatusETA(t *testing.T) {
 	if want := "4s pods Ready after 2s (--pod-ready-after)"; out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
-	o, _ = newStatusTest(fakeClient(d, rss), "deploy/web")
-	o.PodReadyAfter = "soon"
-	if err := o.Validate(); err == nil {
-		t.Error("--pod-ready-after soon: no error")
+	// --sync-latency 1s: the 5 new pods exist already (Ready 2s from now); the last 5 start
+	// 1 s after their write: 2 + 1 + 2 = 5s.
+	o, out = newStatusTest(fakeClient(d, rss), "deploy/web")
+	o.PodReadyAfter, o.SyncLatency, o.Output.Output = "2s", "1s", "jsonpath={.eta} {.etaBasis}"
+	mustRun(t, o.Run)
+	if want := "5s pods Ready after 2s (--pod-ready-after), 1s per write (--sync-latency)"; out.String() != want {
+		t.Errorf("--sync-latency 1s: got %q, want %q", out.String(), want)
+	}
+	for _, bad := range []func(o *StatusOptions){
+		func(o *StatusOptions) { o.PodReadyAfter = "soon" },
+		func(o *StatusOptions) { o.SyncLatency = "-1s" },
+	} {
+		o, _ = newStatusTest(fakeClient(d, rss), "deploy/web")
+		bad(o)
+		if err := o.Validate(); err == nil {
+			t.Errorf("--pod-ready-after %q --sync-latency %q: no error", o.PodReadyAfter, o.SyncLatency)
+		}
 	}
 }
 
