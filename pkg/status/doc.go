@@ -9,8 +9,7 @@
 //     (ProgressDeadlineExceeded) or waiting, with kubectl's own message;
 //   - the plan of the whole rollout, from the state it started in (StartState: the new
 //     ReplicaSet not yet there, the previous one at spec.replicas, every pod available), under
-//     the timed model when there is a pod readiness to use (Options.UseTimedModel), else
-//     batched, and how many of its steps the live ReplicaSets have reached (step k of n);
+//     the timed model with --pod-ready-after (Options.UseTimedModel), else batched, and how many of its steps the live ReplicaSets have reached (step k of n);
 //   - what the controller waits for now, from the planner run on the live state: a write it
 //     is about to make, old pods terminating, or pods becoming available before the next
 //     write the plan names;

@@ -20,16 +20,19 @@ import (
 // Ready of the pods of the new and the previous ReplicaSet), and the sync latency latency
 // (--sync-latency) or, when nil, the one fitted to the Deployment's last rollout
 // (SyncLatency: none while a rollout is in flight, as its end is not there to measure).
-//   - Plan plans the whole rollout from StartState (step k of n against the timed plan,
-//     whose steps are the controller's finer writes when pods become ready one by one);
+//   - with flag, Plan plans the whole rollout from StartState (step k of n against the
+//     timed plan, whose steps are the controller's finer writes when pods become ready one
+//     by one). Not with an estimate measured on the pods: the rollout's own pods become
+//     samples as they become Ready, so that plan would change under the rollout (its n, and
+//     k with it, moved back and forth on a real cluster); the batched plan stays;
 //   - Rest plans the rest from the live state, with the Ready times of the pods not yet
 //     available (estimate.Pending); RestBasis says what the model assumed, for people
 //     ("pods Ready after 2s (--pod-ready-after)", "... median 2s of 20 pods").
 //
 // Without a Ready pod to measure, o is left as it is (the batched plan, no ETA). When pods
 // of the Deployment are overdue (not Ready longer than the estimate's maximum plus a second,
-// the timestamps' precision) the model cannot say when they will be: Plan is set, Rest is
-// nil and RestBasis says why. Pure: pods are the namespace's pods as read (not modified).
+// the timestamps' precision) the model cannot say when they will be: Rest is nil and
+// RestBasis says why. Pure: pods are the namespace's pods as read (not modified).
 func (o *Options) UseTimedModel(st *cluster.State, pods []*corev1.Pod, flag *estimate.Estimate, latency *estimate.Latency, now time.Time) {
 	var e estimate.Estimate
 	if flag != nil {
@@ -45,10 +48,12 @@ func (o *Options) UseTimedModel(st *cluster.State, pods []*corev1.Pod, flag *est
 	} else {
 		e.Latency = SyncLatency(st.Deployment, st.ReplicaSets, e)
 	}
-	whole := e.Timing()
-	o.Plan = func(in planner.Input) (*planner.Plan, error) {
-		in.Readiness, in.Timing = planner.ReadinessTimed, whole
-		return planner.Simulate(in)
+	if flag != nil {
+		whole := e.Timing()
+		o.Plan = func(in planner.Input) (*planner.Plan, error) {
+			in.Readiness, in.Timing = planner.ReadinessTimed, whole
+			return planner.Simulate(in)
+		}
 	}
 	if n, oldest := overdue(st, pods, e, now); n > 0 {
 		o.Rest, o.RestBasis = nil, fmt.Sprintf("none: %d %s not Ready after %s, longer than the time model's %s", n, pods1(n), oldest, basis(e))

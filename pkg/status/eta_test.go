@@ -64,7 +64,7 @@ func TestUseTimedModelETA(t *testing.T) {
 	}
 	pods = append(podsOf(rss[0], 8, now.Add(-time.Hour), 2*time.Second), podsOf(rss[1], 5, now.Add(-10*time.Second), -1)...)
 	o = timedOptions(st, pods, nil, nil, now)
-	if o.Rest != nil || o.Plan == nil || !strings.HasPrefix(o.RestBasis, "none: 5 pods are not Ready after 10s, longer than the time model's pods Ready after 2s") {
+	if o.Rest != nil || o.Plan != nil || !strings.HasPrefix(o.RestBasis, "none: 5 pods are not Ready after 10s, longer than the time model's pods Ready after 2s") {
 		t.Errorf("overdue pods: rest %v, plan %v, basis %q", o.Rest != nil, o.Plan != nil, o.RestBasis)
 	}
 	s = Compute(d, rss, now, o)
@@ -80,7 +80,8 @@ func TestUseTimedModelETA(t *testing.T) {
 // controller reacts to each pod: at 1 s pod 0 is available (9 available, 4 new unavailable:
 // 13-8-4 = 1 may go): old 8->7, then new 5->6 (12 < 13 pods); at 1.4 s pod 4: old 7->6 ...
 // So with old at 7 and new at 6 the rollout has reached 5 steps of the timed plan (it is
-// about to write old 7->6), but only 3 of the batched one (old 8->3 is not reached).
+// about to write old 7->6), but only 3 of the batched one (old 8->3 is not reached). With
+// pod readiness measured on the pods, the batched plan stays (see UseTimedModel).
 func TestUseTimedModelSteps(t *testing.T) {
 	now := testutil.Time(60).Time
 	d, rss := point{oldReplicas: 7, oldAvailable: 7, newReplicas: 6, newAvailable: 1, observed: true}.state(testutil.RollingUpdate("25%", "25%"))
@@ -111,5 +112,11 @@ func TestUseTimedModelSteps(t *testing.T) {
 	// Without a Ready pod to measure (and no flag), the plan stays batched and there is no ETA.
 	if o := timedOptions(st, nil, nil, nil, now); o.Plan != nil || o.Rest != nil {
 		t.Errorf("no pods, no flag: plan %v, rest %v; want neither", o.Plan != nil, o.Rest != nil)
+	}
+	// Measured on pods (the rollout's own pods become samples as it goes), the plan stays
+	// batched: an ETA, but step 3 of 6.
+	pods := podsOf(rss[0], 7, now.Add(-time.Hour), 2*time.Second)
+	if s := Compute(d, rss, now, timedOptions(st, pods, nil, nil, now)); !s.HasETA || s.Step != 3 || s.Steps != 6 {
+		t.Errorf("measured pods: step %d of %d, ETA known %v; want 3 of 6 (batched) with an ETA", s.Step, s.Steps, s.HasETA)
 	}
 }
