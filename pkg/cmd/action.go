@@ -21,6 +21,10 @@ import (
 // (kube.FieldManager).
 const DefaultFieldManager = kube.FieldManager
 
+// DefaultReloadFieldManager is the field manager of reload's writes (kube.ReloadFieldManager:
+// not "kubectl"-prefixed, so Flux does not take its fields over).
+const DefaultReloadFieldManager = kube.ReloadFieldManager
+
 // ActionOptions holds the flags and dependencies of "kubectl rollplan pause", "resume" and
 // "restart".
 type ActionOptions struct {

@@ -41,8 +41,10 @@ var (
 		--adopt records the checksums without restarting.
 
 		A restart is one guarded JSON patch of that annotation alone, under the field manager
-		kubectl-rollplan: the template then depends only on the config content, so restoring
-		old config makes the controller reuse the old ReplicaSet. Restarts are paced:
+		rollplan-reload (--field-manager; not "kubectl"-prefixed, so Flux's
+		kustomize-controller neither takes it over nor reverts it): the template then depends
+		only on the config content, so restoring old config makes the controller reuse the
+		old ReplicaSet. Restarts are paced:
 		--max-concurrent rollouts at a time, each waited for until complete (--timeout), or
 		walked step by step with --drive. A non-optional reference that is missing refuses
 		the whole run: nothing is written.
@@ -128,7 +130,7 @@ func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 		MaxSteps:      40,
 		Output:        newReloadOutputFlags(),
 		DriveFlags:    reloadDriveFlags{LeaseDuration: defaultLeaseDuration},
-		FieldManager:  DefaultFieldManager,
+		FieldManager:  DefaultReloadFieldManager,
 		Now:           time.Now,
 		Terminal:      stdTerminal(streams),
 		IOStreams:     streams,
@@ -159,7 +161,7 @@ func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	fl.DurationVar(&o.DriveFlags.LeaseDuration, "lease-duration", o.DriveFlags.LeaseDuration, "With --drive: how long drive's lease lasts without renewal.")
 	addReadinessFlag(cmd, &o.Readiness)
 	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultReloadFieldManager)
 	addReloadWatchFlags(cmd, &o.Watch)
 	o.Output.AddFlags(cmd)
 	return cmd
@@ -227,6 +229,8 @@ func (o *ReloadOptions) validateWatch() error {
 		return errors.New("--watch restarts every opted-in Deployment of the namespace by itself: --all, --adopt, --drive, --yes and --dry-run are for one run without --watch")
 	case !o.Output.Human():
 		return errors.New("-o: --watch prints one line per restart; -o prints the plans of one run without --watch")
+	case o.FieldManager == "":
+		return errors.New("--field-manager must not be empty")
 	case o.cmd == nil:
 		return nil
 	}
@@ -247,7 +251,7 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 	if o.Watch.Watch {
 		return runReloadWatch(ctx, o.Watch, reloadWatchRun{
 			Client: client, Namespace: o.Namespace, AllNamespaces: o.Select.AllNamespaces, Selector: o.Select.Selector,
-			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout,
+			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout, FieldManager: o.FieldManager,
 		}, o.Out, o.ErrOut)
 	}
 	states, err := o.load(ctx, client)

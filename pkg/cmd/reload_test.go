@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
@@ -145,6 +146,10 @@ func TestReloadAdopt(t *testing.T) {
 	w := writes(c)
 	if len(w) != 1 || w[0].GetVerb() != "patch" {
 		t.Fatalf("writes = %v, want one patch", w)
+	}
+	// Not "kubectl"-prefixed: Flux takes over (and then reverts) the fields of those.
+	if fm := w[0].(k8stesting.PatchAction).(k8stesting.PatchActionImpl).PatchOptions.FieldManager; fm != "rollplan-reload" {
+		t.Errorf("adopt patch field manager = %q, want rollplan-reload", fm)
 	}
 	d, err = c.AppsV1().Deployments(testutil.DefaultNamespace).Get(t.Context(), "web", metav1.GetOptions{})
 	if err != nil {

@@ -79,6 +79,9 @@ type reloadWatchRun struct {
 	Selector      string
 	MaxConcurrent int
 	Timeout       time.Duration
+	// FieldManager is --field-manager: the restart and adopt patches' (default
+	// rollplan-reload).
+	FieldManager string
 }
 
 // runReloadWatch runs the controller (pkg/reload/controller) until ctx ends or SIGINT or
@@ -99,7 +102,7 @@ func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun,
 	defer rec.Shutdown(5 * time.Second)
 	c, err := controller.New(r.Client, controller.Config{
 		Namespace: ns, Selector: sel, GracePeriod: w.GracePeriod, MaxConcurrent: r.MaxConcurrent,
-		RolloutTimeout: r.Timeout, Out: out, Recorder: rec,
+		RolloutTimeout: r.Timeout, FieldManager: r.FieldManager, Out: out, Recorder: rec,
 	})
 	if err != nil {
 		return err

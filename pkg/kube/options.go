@@ -8,6 +8,16 @@ import (
 // the default of --field-manager, and the source component of rollplan's Events.
 const FieldManager = "kubectl-rollplan"
 
+// ReloadFieldManager is the field manager of reload's writes (the restart's template
+// annotation rollplan.dev/config-checksums and the adopt annotation; `reload` and `reload
+// --watch`), the default of reload's --field-manager. It does not start with "kubectl":
+// Flux's kustomize-controller takes over, before each apply from Git, the managedFields of
+// every manager whose name starts with "kubectl" (fluxcd/pkg/ssa PatchReplaceFieldsManagers
+// matches by prefix, with kubectl/Apply and kubectl/Update in the controller's cleanup
+// list) and then removes what Git lacks: under FieldManager a restart would be reverted and
+// rolled back by Flux's next reconcile (test/e2e/gitops_test.go shows both).
+const ReloadFieldManager = "rollplan-reload"
+
 // Options are what a write carries besides its object: the field manager and whether it is
 // a server-side dry run (dryRun=All: validated and admitted, nothing stored).
 type Options struct {

@@ -21,7 +21,7 @@ import (
 // TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey: ConfigMap app has keys A and
 // B; sees-a reads A, sees-b reads B, sees-all takes every key (envFrom). After --adopt
 // records the checksums, an edit of A restarts sees-a and sees-all and not sees-b; the
-// restart writes only the pod template annotation, as field manager kubectl-rollplan. With
+// restart writes only the pod template annotation, as field manager rollplan-reload. With
 // --all only opted-in Deployments are looked at.
 func TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey(t *testing.T) {
 	f := newReloadNamespace(t)
@@ -85,8 +85,8 @@ func TestReloadRestartsExactlyTheDeploymentsThatSeeTheChangedKey(t *testing.T) {
 	if _, ok := a.Spec.Template.Annotations[reload.ChecksumsAnnotation]; !ok {
 		t.Errorf("sees-a: no %s on the pod template after the restart", reload.ChecksumsAnnotation)
 	}
-	if !ownsTemplateAnnotation(a, "kubectl-rollplan") {
-		t.Errorf("sees-a: field manager kubectl-rollplan does not own the template annotation: %+v", a.ManagedFields)
+	if !ownsTemplateAnnotation(a, "rollplan-reload") {
+		t.Errorf("sees-a: field manager rollplan-reload does not own the template annotation: %+v", a.ManagedFields)
 	}
 	// Nothing changed since: a second run restarts nothing.
 	res = f.mustReload("deploy/sees-a", "deploy/sees-all", "--yes")

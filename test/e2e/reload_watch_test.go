@@ -61,7 +61,8 @@ func (f *reloadFixture) eventually(what string, timeout time.Duration, cond func
 // TestReloadWatchRestartsExactlyTheDeploymentsThatSeeTheChangedKey: the watcher adopts the
 // opted-in Deployments at first sight (no restart), then an edit of key b restarts the
 // Deployment reading b, not the one reading a, nor one reading b that did not opt in; the
-// restart is one spec write, its rollout completes, and an Event names the key.
+// restart is one spec write under the field manager rollplan-reload, its rollout completes,
+// and an Event names the key.
 func TestReloadWatchRestartsExactlyTheDeploymentsThatSeeTheChangedKey(t *testing.T) {
 	f := newReloadFixture(t)
 	seesA := f.deployment("sees-a", "a", true)
@@ -83,6 +84,9 @@ func TestReloadWatchRestartsExactlyTheDeploymentsThatSeeTheChangedKey(t *testing
 	time.Sleep(2 * time.Second) // a wrong restart would have come by now (grace period 0)
 	if n := f.replicaSets("sees-b"); n != 2 {
 		t.Errorf("sees-b: %d ReplicaSets, want 2 (one restart)", n)
+	}
+	if b := f.get("sees-b"); !ownsTemplateAnnotation(b, "rollplan-reload") {
+		t.Errorf("sees-b: field manager rollplan-reload does not own the template annotation: %+v", b.ManagedFields)
 	}
 	for _, d := range []*appsv1.Deployment{seesA, optedOut} {
 		if n := f.replicaSets(d.Name); n != 1 || restartedWith(f.get(d.Name)) != "" {

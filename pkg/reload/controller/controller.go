@@ -38,6 +38,9 @@ type Config struct {
 	MaxConcurrent int
 	// RolloutTimeout bounds the wait for one restart's rollout (--timeout); 0 is 10 minutes.
 	RolloutTimeout time.Duration
+	// FieldManager records the restart and adopt patches in managedFields (--field-manager;
+	// "": kube.ReloadFieldManager, rollplan-reload).
+	FieldManager string
 	// KeepData keeps whole ConfigMaps and Secrets in the cache (no DigestTransform): only
 	// for the memory benchmark's comparison.
 	KeepData bool

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 )
@@ -225,3 +226,36 @@ func TestRolloutTimeoutGoesOnWithAWarning(t *testing.T) {
 func sortedCopy(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
 var _ runtime.Object = &ConfigObject{}
+
+// TestPatchesCarryTheFieldManager: the restart and adopt patches are recorded under
+// rollplan-reload (not "kubectl"-prefixed: Flux's kustomize-controller takes over and then
+// reverts the fields of those), or under Config.FieldManager.
+func TestPatchesCarryTheFieldManager(t *testing.T) {
+	for _, tc := range []struct {
+		name, manager, want string
+	}{
+		{"default", "", "rollplan-reload"},
+		{"--field-manager", "kubectl-rollplan", "kubectl-rollplan"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cm := configMap("app", map[string]string{"a": "1"})
+			stale := recorded(deployment("stale", "app", "a"), cm)
+			firstSight := deployment("first-sight", "app", "a")
+			h := start(t, Config{FieldManager: tc.manager, MaxConcurrent: 2}, cm, stale, firstSight)
+			h.eventually("the adopt patch", func() bool { return len(h.patches()) == 1 })
+			h.updateConfigMap(configMap("app", map[string]string{"a": "2"}))
+			h.eventually("the adopt and restart patches", func() bool { return len(h.patches()) >= 3 })
+			h.stop()
+			var got []string
+			for _, a := range h.cs.Actions() {
+				if p, ok := a.(k8stesting.PatchActionImpl); ok && a.GetResource().Resource == "deployments" {
+					got = append(got, p.GetName()+" "+p.PatchOptions.FieldManager)
+				}
+			}
+			want := []string{"first-sight " + tc.want, "first-sight " + tc.want, "stale " + tc.want}
+			if diff := cmp.Diff(want, sortedCopy(got)); diff != "" {
+				t.Errorf("patches (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -16,7 +16,7 @@
 //     the initial sync queues every opted-in Deployment at once.
 //   - A worker decides with reload.Decide from the cache, restarts a stale Deployment with
 //     reload.RestartPatch (one guarded JSON patch of the pod template's
-//     rollplan.dev/config-checksums annotation, through pkg/kube as kubectl-rollplan),
+//     rollplan.dev/config-checksums annotation, through pkg/kube as rollplan-reload),
 //     records a ConfigReloaded Event naming what changed, and waits for the rollout to
 //     complete (`kubectl rollout status`'s rule) before taking the next key: MaxConcurrent
 //     workers, so at most that many restarts roll out at once. A refusal (a non-optional

@@ -114,7 +114,7 @@ func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload
 	}
 	p := kube.GuardedPatch{Type: types.JSONPatchType, Body: body, ResourceVersion: d.ResourceVersion,
 		Renew: func(rv string) ([]byte, error) { return reload.AdoptPatchAt(d, dec.Checksums, rv) }}
-	out, err := kube.PatchDeploymentGuarded(ctx, c.client, d, p, kube.Default())
+	out, err := kube.PatchDeploymentGuarded(ctx, c.client, d, p, c.writeOptions())
 	if err != nil {
 		return fmt.Errorf("adopt deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
@@ -140,14 +140,14 @@ func unrecordedRefs(dec reload.Decision) []string {
 }
 
 // restart sends reload.RestartPatch of dec through pkg/kube (one guarded JSON patch of the
-// template annotation, field manager kubectl-rollplan), then records the Event and the line:
-// what changed, or at first sight a's evidence ("possibly stale since T: ...").
+// template annotation, field manager Config.FieldManager), then records the Event and the
+// line: what changed, or at first sight a's evidence ("possibly stale since T: ...").
 func (c *Controller) restart(ctx context.Context, d *appsv1.Deployment, dec reload.Decision, a reload.Assessment) (*appsv1.Deployment, error) {
 	body, err := reload.RestartPatch(d, dec.Checksums)
 	if err != nil {
 		return nil, err
 	}
-	out, err := kube.PatchDeploymentGuarded(ctx, c.client, d, kube.GuardedPatch{Type: types.JSONPatchType, Body: body, ResourceVersion: d.ResourceVersion}, kube.Default())
+	out, err := kube.PatchDeploymentGuarded(ctx, c.client, d, kube.GuardedPatch{Type: types.JSONPatchType, Body: body, ResourceVersion: d.ResourceVersion}, c.writeOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -207,4 +207,13 @@ func kindOf(obj any) (reload.Kind, string, string) {
 		return reload.Secret, o.Name, o.ResourceVersion
 	}
 	return "", "", ""
+}
+
+// writeOptions are the restart and adopt patches' options: Config.FieldManager, or
+// kube.ReloadFieldManager.
+func (c *Controller) writeOptions() kube.Options {
+	if c.cfg.FieldManager == "" {
+		return kube.Options{FieldManager: kube.ReloadFieldManager}
+	}
+	return kube.Options{FieldManager: c.cfg.FieldManager}
 }

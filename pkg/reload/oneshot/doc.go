@@ -3,7 +3,7 @@
 // GET per ConfigMap or Secret, through cluster.Config: digests only, no Secret value kept),
 // asks reload.Decide, reload.AssessFirstSight and reload.Choose, and plans each restart with
 // the planner; Restart then writes (reload.RestartPatch or AdoptPatch through pkg/kube,
-// under the field manager kubectl-rollplan) paced: at most MaxConcurrent rollouts in flight,
+// under RunOptions.Write's field manager, by default rollplan-reload) paced: at most MaxConcurrent rollouts in flight,
 // each watched (pkg/watch) until the controller reports it complete, as `kubectl rollout
 // status` decides, before the next starts; or each walked by a drive.
 //
