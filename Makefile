@@ -51,7 +51,7 @@ verify-generate: $(DEEPCOPY_GEN) ## fail when a committed zz_generated.deepcopy.
 
 # Every module's go.mod and go.sum are what `go mod tidy` writes. The conformance module is
 # checked by make conformance, once hack/gen-upstream.sh has written the package it imports.
-TIDY_MODULES := . hack/tools/etcd hack/tools/kwok hack/tools/kube hack/tools/codegen
+TIDY_MODULES := . hack/tools/etcd hack/tools/kwok hack/tools/kube hack/tools/codegen test/gitops/fluxapply
 
 verify-fmt: ## fail when a committed Go file is not gofmt-clean
 	@files=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -62,7 +62,7 @@ verify-tidy: ## fail when a go.mod or go.sum is not what go mod tidy writes
 		(cd $$m && GOFLAGS=-mod=mod $(GO) mod tidy -diff) || { echo "verify-tidy: run go mod tidy in $$m and commit the result" >&2; exit 1; }; \
 	done
 
-cluster-binaries: ## etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok from Go modules (cached)
+cluster-binaries: ## etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok, and fluxapply (Flux's apply, for the GitOps e2e tests) from Go modules (cached)
 	hack/cluster/build.sh
 
 unit: ## unit tests of the plugin module, with -race

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules (no downloads of prebuilt binaries):
 # kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (Kubernetes v1.36.3),
-# etcd (v3.6.8) and kwok (v0.7.0), each from its tools module under hack/tools.
+# etcd (v3.6.8) and kwok (v0.7.0), each from its tools module under hack/tools; and fluxapply
+# (test/gitops/fluxapply: Flux kustomize-controller's apply, for the GitOps e2e tests).
 #
 # Binaries are cached in $ROLLPLAN_BIN (default: _output/bin, git-ignored) and rebuilt only
 # when the pinning go.mod/go.sum of their module changes (a stamp file records its hash).
@@ -60,3 +61,4 @@ build "$root/hack/tools/etcd" etcd=go.etcd.io/etcd/server/v3
 build "$root/hack/tools/kwok" sigs.k8s.io/kwok/cmd/kwok
 build "$root/hack/tools/kube" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+build "$root/test/gitops/fluxapply" github.com/rollplan/kubectl-rollplan/test/gitops/fluxapply
