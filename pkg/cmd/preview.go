@@ -85,6 +85,9 @@ type PreviewOptions struct {
 	enforceNamespace bool
 	// Now is the clock.
 	Now func() time.Time
+	// fleets holds each namespace's Deployments once read (readFleet): a manifest set's plans
+	// and its config restarts share one read.
+	fleets fleetCache
 
 	genericiooptions.IOStreams
 }

@@ -48,7 +48,7 @@ func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs 
 	if err != nil {
 		return err
 	}
-	p, err := oneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness))
+	p, err := oneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness), o.readFleet)
 	if err != nil {
 		return err
 	}

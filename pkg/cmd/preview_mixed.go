@@ -39,7 +39,7 @@ func (o *PreviewOptions) setConfigRestarts(ctx context.Context, set *manifest.Se
 	if err != nil {
 		return nil, err
 	}
-	p, err := oneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness))
+	p, err := oneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness), o.readFleet)
 	if err != nil {
 		return nil, err
 	}

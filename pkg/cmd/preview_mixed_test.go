@@ -59,9 +59,19 @@ func TestPreviewManifestSetWithConfig(t *testing.T) {
 		code, msg := exit(o.Run)
 		// The fake's tracker stores dry runs, so what proves nothing changed is that every
 		// write was sent as one.
+		lists := map[string]int{}
 		for _, a := range c.Actions() {
 			if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" && !dryRun(a) {
 				t.Errorf("-o %q: a write that is not a dry run: %s %s", output, v, a.GetResource().Resource)
+			}
+			if a.GetVerb() == "list" {
+				lists[a.GetResource().Resource]++
+			}
+		}
+		// The set's plans and its config restarts share one read of the namespace.
+		for _, r := range []string{"deployments", "replicasets"} {
+			if lists[r] != 1 {
+				t.Errorf("-o %q: %d LISTs of %s, want 1 (one read of the namespace for the whole set)", output, lists[r], r)
 			}
 		}
 		return out.String(), errOut.String() + msg, code

@@ -142,13 +142,7 @@ func (o *PreviewOptions) setConfig() manifest.Config {
 		cfg.Read = o.readStateFile()
 		return cfg
 	}
-	cfg.Read = func(ctx context.Context, ns string) ([]cluster.Member, error) {
-		cs, err := o.Client()
-		if err != nil {
-			return nil, err
-		}
-		return cluster.LoadFleet(ctx, cs, cluster.Scope{Namespace: ns, ChunkSize: o.Fleet.Select.ChunkSize})
-	}
+	cfg.Read = o.readFleet
 	cfg.DryRun = func(ctx context.Context, live *cluster.State, d *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
 		cs, err := o.Client()
 		if err != nil {

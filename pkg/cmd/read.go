@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"sync"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -31,4 +32,36 @@ func loadFleet(ctx context.Context, client kubernetes.Interface, scope cluster.S
 	return kube.Read(ctx, kube.Retry{}, func() ([]cluster.Member, error) {
 		return cluster.LoadFleet(ctx, client, scope)
 	})
+}
+
+// fleetCache is what readFleet has read, by namespace. The zero value is empty; safe for
+// concurrent use.
+type fleetCache struct {
+	mu      sync.Mutex
+	members map[string][]cluster.Member
+}
+
+// readFleet returns the Deployments of namespace ns with their State: loadFleet (two
+// paginated LISTs, retried) the first time, then what that read returned, so the parts of
+// one preview that need a namespace read it once. Errors: loadFleet's (not kept: the next
+// call reads again).
+func (o *PreviewOptions) readFleet(ctx context.Context, ns string) ([]cluster.Member, error) {
+	o.fleets.mu.Lock()
+	defer o.fleets.mu.Unlock()
+	if members, ok := o.fleets.members[ns]; ok {
+		return members, nil
+	}
+	cs, err := o.Client()
+	if err != nil {
+		return nil, err
+	}
+	members, err := loadFleet(ctx, cs, cluster.Scope{Namespace: ns, ChunkSize: o.Fleet.Select.ChunkSize})
+	if err != nil {
+		return nil, err
+	}
+	if o.fleets.members == nil {
+		o.fleets.members = map[string][]cluster.Member{}
+	}
+	o.fleets.members[ns] = members
+	return members, nil
 }

@@ -23,13 +23,23 @@ type ConfigPreview struct {
 	Targets []*Target
 }
 
+// FleetReader returns every live Deployment of a namespace with its State, as
+// cluster.LoadFleet does (one paginated LIST of Deployments and one of ReplicaSets).
+type FleetReader func(ctx context.Context, namespace string) ([]cluster.Member, error)
+
 // PreviewConfig dry-runs each object (cluster.DryRunConfig: nothing is persisted), then
-// reads the Deployments of their namespaces (cluster.LoadFleet, one read per namespace) and
+// reads the Deployments of their namespaces (read, one call per namespace; nil is
+// cluster.LoadFleet, so a caller that has read a namespace already passes its reader) and
 // keeps those whose pods see a changed key of some object (reload.ChangesFor), each with its
 // decision over the objects as they would be (the live ones, overlaid with the dry-run
 // results) and the plan of the restart that follows. Errors: a dry run's, a read's or a
 // plan's.
-func PreviewConfig(ctx context.Context, client kubernetes.Interface, objs []*unstructured.Unstructured, readiness planner.Readiness) (*ConfigPreview, error) {
+func PreviewConfig(ctx context.Context, client kubernetes.Interface, objs []*unstructured.Unstructured, readiness planner.Readiness, read FleetReader) (*ConfigPreview, error) {
+	if read == nil {
+		read = func(ctx context.Context, ns string) ([]cluster.Member, error) {
+			return cluster.LoadFleet(ctx, client, cluster.Scope{Namespace: ns})
+		}
+	}
 	p := &ConfigPreview{}
 	var namespaces []string
 	for _, obj := range objs {
@@ -44,7 +54,7 @@ func PreviewConfig(ctx context.Context, client kubernetes.Interface, objs []*uns
 	}
 	config := cluster.NewConfig(client)
 	for _, ns := range namespaces {
-		members, err := cluster.LoadFleet(ctx, client, cluster.Scope{Namespace: ns})
+		members, err := read(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
