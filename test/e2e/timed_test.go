@@ -44,8 +44,9 @@ var timedCases = []timedCase{
 // prediction with --pod-ready-after (kwok's delay, the latency still fitted) is logged
 // beside it and held to the same bound. The figures are logged side by side.
 //
-// make e2e (so make test) runs two cases (25%/25% 2s, maxSurge 0 1-4s); ROLLPLAN_E2E_TIMED=1
-// (make e2e-timed) runs all six.
+// make e2e (so make test) runs two cases (25%/25% 2s, maxSurge 0 1-4s), a case that misses
+// run once more on a fresh Deployment; ROLLPLAN_E2E_TIMED=1 (make e2e-timed) runs all six,
+// each once.
 func TestTimedPredictionMatchesRollout(t *testing.T) {
 	c := framework.Get(t)
 	ns := c.Namespace(t)
@@ -56,15 +57,27 @@ func TestTimedPredictionMatchesRollout(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			row := timedRollout(t, c, ns, fmt.Sprintf("web%d", i), tc)
+			row, misses := timedRollout(t, c, ns, fmt.Sprintf("web%d", i), tc)
 			table = append(table, row)
+			if len(misses) > 0 && !all {
+				// make test runs on a shared CI machine: a case off by more than 25% is run
+				// once more on a fresh Deployment, and that run decides (make e2e-timed
+				// does not retry).
+				t.Logf("off by more than 25%%, run once more: %s", strings.Join(misses, "; "))
+				row, misses = timedRollout(t, c, ns, fmt.Sprintf("web%d-again", i), tc)
+				table = append(table, row+" (again)")
+			}
+			for _, m := range misses {
+				t.Error(m)
+			}
 		})
 	}
 	t.Logf("predicted vs measured (20 replicas; predicted from the pods and the last rollout):\n%s", strings.Join(table, "\n"))
 }
 
-// timedRollout runs one case (see TestTimedPredictionMatchesRollout) and returns its row.
-func timedRollout(t *testing.T, c *framework.Cluster, ns, name string, tc timedCase) string {
+// timedRollout runs one case (see TestTimedPredictionMatchesRollout) and returns its row
+// and, for each prediction off by more than 25% of the measured duration, a line saying so.
+func timedRollout(t *testing.T, c *framework.Cluster, ns, name string, tc timedCase) (string, []string) {
 	t.Helper()
 	c.CreateDeployment(t, ns, framework.NewDeployment(name).Replicas(20).RollingUpdate(tc.surge, tc.unavailable).ReadyAfter(tc.min, tc.max))
 	c.WaitForRollout(t, ns, name, time.Minute)
@@ -91,13 +104,14 @@ func timedRollout(t *testing.T, c *framework.Cluster, ns, name string, tc timedC
 		tm.ReadyAfterMin.Duration, tm.ReadyAfterMax.Duration, tm.SyncLatency.Duration, tm.SyncLatencyTook.Duration, tm.SyncLatencyModelled.Duration,
 		tc.flag, byFlag.Duration.Duration, byFlag.Timing.SyncLatency.Duration)
 	t.Log(row)
+	var misses []string
 	for _, p := range []struct {
 		what      string
 		predicted time.Duration
 	}{{"measured pods", byPods.Duration.Duration}, {"--pod-ready-after " + tc.flag, byFlag.Duration.Duration}} {
 		if off := p.predicted - measured; off > measured/4 || -off > measured/4 {
-			t.Errorf("%s: predicted %s, measured %s: off by more than 25%%", p.what, p.predicted, measured.Round(10*time.Millisecond))
+			misses = append(misses, fmt.Sprintf("%s: %s: predicted %s, measured %s: off by more than 25%%", tc.name, p.what, p.predicted, measured.Round(10*time.Millisecond)))
 		}
 	}
-	return row
+	return row, misses
 }
