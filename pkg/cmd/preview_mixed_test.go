@@ -1,12 +1,14 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
@@ -49,14 +51,7 @@ func TestPreviewManifestSetWithConfig(t *testing.T) {
 	writeFile(t, dir, "web.yaml", mixedWebManifest)
 	writeFile(t, dir, "config.yaml", mixedConfigManifest)
 	run := func(output string) (string, string, int) {
-		c, _ := reloadFixture(t, true)
-		streams, out, errOut := testStreams()
-		o := NewPreviewOptions(streams)
-		o.Namespace, o.enforceNamespace = testutil.DefaultNamespace, true
-		o.Filenames = resource.FilenameOptions{Filenames: []string{dir}}
-		o.Client = clientOf(c)
-		o.Output.Output = output
-		code, msg := exit(o.Run)
+		c, out, errOut, code, msg := previewConfigSet(t, dir, output)
 		// The fake's tracker stores dry runs, so what proves nothing changed is that every
 		// write was sent as one.
 		lists := map[string]int{}
@@ -145,14 +140,8 @@ func dryRun(a k8stesting.Action) bool {
 func TestPreviewConfigManifestOutputJSON(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "config.yaml", mixedConfigManifest)
-	c, _ := reloadFixture(t, true)
-	streams, out, errOut := testStreams()
-	o := NewPreviewOptions(streams)
-	o.Namespace, o.enforceNamespace = testutil.DefaultNamespace, true
-	o.Filenames = resource.FilenameOptions{Filenames: []string{dir}}
-	o.Client = clientOf(c)
-	o.Output.Output = "json"
-	if code, msg := exit(o.Run); code != ExitOK {
+	c, out, errOut, code, msg := previewConfigSet(t, dir, "json")
+	if code != ExitOK {
 		t.Fatalf("exit %d: %s %s", code, msg, errOut)
 	}
 	for _, a := range c.Actions() {
@@ -179,4 +168,20 @@ func TestPreviewConfigManifestOutputJSON(t *testing.T) {
 	if strings.Contains(out.String()+errOut.String(), reloadSecretValue) {
 		t.Error("the Secret's value was printed")
 	}
+}
+
+// previewConfigSet runs `preview -f dir -n default` (-o output) against reloadFixture's
+// cluster (the api and web Deployments reading keys of a ConfigMap) and returns the fake
+// clientset with the requests it saw, stdout, stderr, the exit code and the exit message.
+func previewConfigSet(t *testing.T, dir, output string) (*fake.Clientset, *bytes.Buffer, *bytes.Buffer, int, string) {
+	t.Helper()
+	c, _ := reloadFixture(t, true)
+	streams, out, errOut := testStreams()
+	o := NewPreviewOptions(streams)
+	o.Namespace, o.enforceNamespace = testutil.DefaultNamespace, true
+	o.Filenames = resource.FilenameOptions{Filenames: []string{dir}}
+	o.Client = clientOf(c)
+	o.Output.Output = output
+	code, msg := exit(o.Run)
+	return c, out, errOut, code, msg
 }

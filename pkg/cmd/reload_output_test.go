@@ -146,27 +146,3 @@ func TestReloadOutputRefusedExitsOneAndWritesNothing(t *testing.T) {
 		t.Errorf("a refused reload wrote: %v", w)
 	}
 }
-
-func TestReloadOutputNeedsYesOrDryRun(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		mutate func(*ReloadOptions)
-		want   string
-	}{
-		{"-o json alone", func(o *ReloadOptions) { o.Output.Output = "json" }, "pass --yes"},
-		{"-o json --yes", func(o *ReloadOptions) { o.Output.Output, o.Yes = "json", true }, ""},
-		{"-o yaml --dry-run=server", func(o *ReloadOptions) { o.Output.Output, o.DryRun = "yaml", cmdutil.DryRunServer }, ""},
-		{"-o wide", func(o *ReloadOptions) { o.Output.Output, o.Yes = "wide", true }, "unknown output format"},
-		{"-o with --watch", func(o *ReloadOptions) { o.Output.Output, o.Watch.Watch = "json", true }, "-o: --watch"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			streams, _, _ := testStreams()
-			o := NewReloadOptions(streams)
-			tc.mutate(o)
-			err := o.Validate()
-			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-				t.Errorf("Validate = %v, want %q", err, tc.want)
-			}
-		})
-	}
-}

@@ -173,6 +173,11 @@ func TestReloadValidate(t *testing.T) {
 		{"drive with max-concurrent 2", func(o *ReloadOptions) { o.Drive, o.MaxConcurrent = true, 2 }, "one restart at a time"},
 		{"bad readiness", func(o *ReloadOptions) { o.Readiness = "soon" }, "--readiness"},
 		{"watch with --adopt", func(o *ReloadOptions) { o.Watch.Watch, o.Adopt = true, true }, "are for one run without --watch"},
+		{"-o json alone", func(o *ReloadOptions) { o.Output.Output = "json" }, "pass --yes"},
+		{"-o json --yes", func(o *ReloadOptions) { o.Output.Output, o.Yes = "json", true }, ""},
+		{"-o yaml --dry-run=server", func(o *ReloadOptions) { o.Output.Output, o.DryRun = "yaml", cmdutil.DryRunServer }, ""},
+		{"-o wide", func(o *ReloadOptions) { o.Output.Output, o.Yes = "wide", true }, "unknown output format"},
+		{"-o with --watch", func(o *ReloadOptions) { o.Output.Output, o.Watch.Watch = "json", true }, "-o: --watch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			streams, _, _ := testStreams()

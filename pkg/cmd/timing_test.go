@@ -38,20 +38,9 @@ func TestPreviewTimedGolden(t *testing.T) {
 }
 
 func TestPreviewTimedJSON(t *testing.T) {
-	out, errOut, code := runRoot(t, "", "preview", "web", "--state-file", stateFile, "--image", "nginx=nginx:1.27", "--readiness", "timed", "--pod-ready-after", "2s", "-o", "json")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var p v1alpha1.RolloutPlan
-	if err := json.Unmarshal([]byte(out), &p); err != nil {
-		t.Fatal(err)
-	}
+	p, got, out := timedPlanJSON(t, "preview", "web", "--state-file", stateFile, "--image", "nginx=nginx:1.27", "--readiness", "timed", "--pod-ready-after", "2s")
 	// examples/state.yaml: 10 replicas 25%/25%, every pod available: writes at 0, 2 and 4 s.
-	var at []string
-	for _, st := range p.Steps {
-		at = append(at, st.At.Duration.String())
-	}
-	if got := strings.Join(at, " "); got != "0s 0s 0s 2s 2s 4s" {
+	if got != "0s 0s 0s 2s 2s 4s" {
 		t.Errorf("steps at %s, want 0s 0s 0s 2s 2s 4s", got)
 	}
 	if p.Duration == nil || p.Duration.Duration != 4*time.Second || p.ProgressDeadlineAt != nil || p.Readiness != "timed" {
@@ -175,6 +164,24 @@ func TestPreviewTimedLive(t *testing.T) {
 // complete at 5 s; the header and -o json say where the figure comes from.
 func TestPreviewSyncLatencyFlag(t *testing.T) {
 	args := []string{"preview", "web", "--state-file", stateFile, "--image", "nginx=nginx:1.27", "--readiness", "timed", "--pod-ready-after", "2s", "--sync-latency", "500ms"}
+	p, got, _ := timedPlanJSON(t, args...)
+	if got != "0s 0s 0s 2.5s 2.5s 5s" || p.Duration == nil || p.Duration.Duration != 5*time.Second {
+		t.Errorf("steps at %s, duration %v; want 0s 0s 0s 2.5s 2.5s 5s, 5s", got, p.Duration)
+	}
+	if p.Timing == nil || p.Timing.SyncLatency.Duration != 500*time.Millisecond || p.Timing.SyncLatencySource != "flag" {
+		t.Errorf("timing %+v, want sync latency 500ms from the flag", p.Timing)
+	}
+	human, errOut, code := runRoot(t, "", args...)
+	if code != ExitOK || !strings.Contains(human, "Latency:        500ms per write (the controllers' reaction: pod creation, status updates, the next sync), per --sync-latency") {
+		t.Errorf("exit %d, human output lacks the Latency line:\n%s%s", code, human, errOut)
+	}
+}
+
+// timedPlanJSON runs the root command with args and -o json, fails the test unless it
+// exits 0 with a RolloutPlan, and returns the plan, its steps' times ("0s 2s ...") and the
+// printed JSON.
+func timedPlanJSON(t *testing.T, args ...string) (*v1alpha1.RolloutPlan, string, string) {
+	t.Helper()
 	out, errOut, code := runRoot(t, "", append(args, "-o", "json")...)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -187,14 +194,5 @@ func TestPreviewSyncLatencyFlag(t *testing.T) {
 	for _, st := range p.Steps {
 		at = append(at, st.At.Duration.String())
 	}
-	if got := strings.Join(at, " "); got != "0s 0s 0s 2.5s 2.5s 5s" || p.Duration == nil || p.Duration.Duration != 5*time.Second {
-		t.Errorf("steps at %s, duration %v; want 0s 0s 0s 2.5s 2.5s 5s, 5s", got, p.Duration)
-	}
-	if p.Timing == nil || p.Timing.SyncLatency.Duration != 500*time.Millisecond || p.Timing.SyncLatencySource != "flag" {
-		t.Errorf("timing %+v, want sync latency 500ms from the flag", p.Timing)
-	}
-	human, errOut, code := runRoot(t, "", args...)
-	if code != ExitOK || !strings.Contains(human, "Latency:        500ms per write (the controllers' reaction: pod creation, status updates, the next sync), per --sync-latency") {
-		t.Errorf("exit %d, human output lacks the Latency line:\n%s%s", code, human, errOut)
-	}
+	return &p, strings.Join(at, " "), out
 }
