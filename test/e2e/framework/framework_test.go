@@ -127,7 +127,7 @@ func fakePlugin(t *testing.T, script string) *Cluster {
 // its stderr fails the test when it ends.
 func TestStartPlugin(t *testing.T) {
 	t.Run("stop", func(t *testing.T) {
-		c := fakePlugin(t, `echo "step 1/3: $*" >&2; trap 'exit 3' TERM; while :; do sleep 0.05; done`)
+		c := fakePlugin(t, `trap 'exit 3' TERM; echo "step 1/3: $*" >&2; while :; do sleep 0.05; done`)
 		b := c.StartPlugin(t, []string{"X=1"}, "drive", "deploy/web")
 		deadline := time.Now().Add(10 * time.Second)
 		for b.LastLine() != "step 1/3: drive deploy/web" && time.Now().Before(deadline) {
