@@ -76,7 +76,9 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 	if sel.Bulk() {
 		// -l, --all: one paginated LIST through the builder, sent again whole through
 		// transient failures, as every other read (kube.Read); names ask nothing.
-		resolve = func() ([]target.Ref, error) { return kube.Read(context.Background(), kube.Retry{}, sel.Resolve) }
+		resolve = func() ([]target.Ref, error) {
+			return kube.Read(context.Background(), kube.Retry{}, func(context.Context) ([]target.Ref, error) { return sel.Resolve() })
+		}
 	}
 	refs, err := resolve()
 	if err != nil {

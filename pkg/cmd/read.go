@@ -19,7 +19,7 @@ import (
 // Errors: LoadLive's (not found, forbidden: at once); after retries, the last transient
 // one with "(gave up after N attempts in D)"; ctx's end.
 func loadLive(ctx context.Context, client kubernetes.Interface, namespace, name string) (*cluster.State, error) {
-	return kube.Read(ctx, kube.Retry{}, func() (*cluster.State, error) {
+	return kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*cluster.State, error) {
 		return cluster.LoadLive(ctx, client, namespace, name)
 	})
 }
@@ -29,7 +29,7 @@ func loadLive(ctx context.Context, client kubernetes.Interface, namespace, name 
 //
 // Errors: LoadFleet's; after retries, the last transient one; ctx's end.
 func loadFleet(ctx context.Context, client kubernetes.Interface, scope cluster.Scope) ([]cluster.Member, error) {
-	return kube.Read(ctx, kube.Retry{}, func() ([]cluster.Member, error) {
+	return kube.Read(ctx, kube.Retry{}, func(ctx context.Context) ([]cluster.Member, error) {
 		return cluster.LoadFleet(ctx, client, scope)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -24,7 +25,7 @@ func (o *ReloadOptions) load(ctx context.Context, client kubernetes.Interface) (
 	var refs []target.Ref
 	if o.Selection.Bulk() {
 		// One paginated LIST, sent again whole through transient failures (kube.Read).
-		deps, err := kube.Read(ctx, kube.Retry{}, o.Selection.List)
+		deps, err := kube.Read(ctx, kube.Retry{}, func(context.Context) ([]*appsv1.Deployment, error) { return o.Selection.List() })
 		if err != nil {
 			return nil, err
 		}

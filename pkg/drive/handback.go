@@ -119,7 +119,7 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	var out *appsv1.Deployment
-	err = d.retryUntil(ctx, d.writeDeadline(s), "hand back "+d.ref(), true, func(retried bool) error {
+	err = d.retryUntil(ctx, d.writeDeadline(s), "hand back "+d.ref(), true, func(ctx context.Context, retried bool) error {
 		var err error
 		if out, err = kube.PatchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl)); err != nil {
 			out, err = kube.Applied(ctx, retried, err, d.getDeploymentOnce, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
@@ -217,7 +217,7 @@ func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
 	var err error
 	for pass := 0; pass < 3; pass++ {
 		retried := false
-		err = d.retry(ctx, "tidy the ReplicaSets of "+d.ref(), func(r bool) error {
+		err = d.retry(ctx, "tidy the ReplicaSets of "+d.ref(), func(ctx context.Context, r bool) error {
 			retried = retried || r
 			st, err := cluster.LoadLive(ctx, d.client, d.opts.Namespace, d.opts.Name)
 			if err != nil {
@@ -285,7 +285,7 @@ func sendHandBack(ctx context.Context, client kubernetes.Interface, dep *appsv1.
 	get := func(ctx context.Context) (*appsv1.Deployment, error) {
 		return client.AppsV1().Deployments(dep.Namespace).Get(ctx, dep.Name, metav1.GetOptions{})
 	}
-	err := kube.Retry{}.Do(ctx, func(retried bool) error {
+	err := kube.Retry{}.Do(ctx, func(ctx context.Context, retried bool) error {
 		var err error
 		if got, err = kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl)); err != nil {
 			got, err = kube.Applied(ctx, retried, err, get, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
@@ -335,7 +335,7 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	}
 	out := newProgress(opts.Progress, false)
 	ref := fmt.Sprintf("deployment %s/%s", namespace, name)
-	st, err := kube.Read(ctx, kube.Retry{}, func() (*cluster.State, error) {
+	st, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*cluster.State, error) {
 		return cluster.LoadLive(ctx, client, namespace, name)
 	})
 	if err != nil {

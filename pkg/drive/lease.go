@@ -89,7 +89,7 @@ func (d *Driver) sendState(ctx context.Context, cur *State, annValue string, dep
 	path := jsonpatch.AnnotationPath(Annotation)
 	ops := append([]jsonpatch.Op{jsonpatch.Test(path, annValue), jsonpatch.Replace(path, val)}, extra...)
 	var out *appsv1.Deployment
-	err = d.retryUntil(ctx, d.writeDeadline(cur), "write the drive state of "+d.ref(), false, func(retried bool) error {
+	err = d.retryUntil(ctx, d.writeDeadline(cur), "write the drive state of "+d.ref(), false, func(ctx context.Context, retried bool) error {
 		var err error
 		if out, err = kube.PatchDeployment(ctx, d.client, dep, ops); err != nil {
 			// A patch sent again after a lost answer fails its test: done if it shows.

@@ -30,7 +30,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 	rs := newReplicaSetFor(dep, hash, max(s.Revision, maxRevision(snap.ReplicaSets, "")+1), n)
 	var out *appsv1.ReplicaSet
 	retried := false
-	err := d.retry(ctx, "create replicaset "+rs.Name, func(r bool) error {
+	err := d.retry(ctx, "create replicaset "+rs.Name, func(ctx context.Context, r bool) error {
 		var err error
 		out, err = kube.CreateReplicaSet(ctx, d.client, rs, kube.Default())
 		retried = retried || r
@@ -38,7 +38,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 	})
 	if apierrors.IsAlreadyExists(err) {
 		var got *appsv1.ReplicaSet
-		gerr := d.retry(ctx, "get replicaset "+rs.Name, func(bool) error {
+		gerr := d.retry(ctx, "get replicaset "+rs.Name, func(ctx context.Context, _ bool) error {
 			var err error
 			got, err = d.getReplicaSet(rs.Name)(ctx)
 			return err

@@ -17,7 +17,7 @@ import (
 // timeout allows, and while this driver holds a lease, no attempt after it lapsed (leaseOK:
 // the renewal goroutine then ends the run). what names the call in the progress lines: the
 // first failure is reported, and the recovery with the number of retries.
-func (d *Driver) retry(ctx context.Context, what string, fn func(retried bool) error) error {
+func (d *Driver) retry(ctx context.Context, what string, fn func(ctx context.Context, retried bool) error) error {
 	return d.retryUntil(ctx, d.now().Add(d.progressTimeout()), what, true, fn)
 }
 
@@ -26,7 +26,7 @@ func (d *Driver) retry(ctx context.Context, what string, fn func(retried bool) e
 // guarded by a test of the annotation's value (another driver's takeover makes it fail),
 // so a renewal late on a loaded machine still renews, as before retries existed, while a
 // failed one is not retried past the lapse.
-func (d *Driver) retryUntil(ctx context.Context, deadline time.Time, what string, leaseFirst bool, fn func(retried bool) error) error {
+func (d *Driver) retryUntil(ctx context.Context, deadline time.Time, what string, leaseFirst bool, fn func(ctx context.Context, retried bool) error) error {
 	began := d.now()
 	retries := 0
 	first := true
@@ -71,7 +71,7 @@ type retryCounter = atomic.Int64
 // loadLive reads the Deployment and its ReplicaSets through transient failures.
 func (d *Driver) loadLive(ctx context.Context) (*cluster.State, error) {
 	var st *cluster.State
-	err := d.retry(ctx, "read "+d.ref(), func(bool) error {
+	err := d.retry(ctx, "read "+d.ref(), func(ctx context.Context, _ bool) error {
 		var err error
 		st, err = cluster.LoadLive(ctx, d.client, d.opts.Namespace, d.opts.Name)
 		return err
@@ -82,7 +82,7 @@ func (d *Driver) loadLive(ctx context.Context) (*cluster.State, error) {
 // getDeployment reads the Deployment alone through transient failures.
 func (d *Driver) getDeployment(ctx context.Context) (*appsv1.Deployment, error) {
 	var dep *appsv1.Deployment
-	err := d.retry(ctx, "get "+d.ref(), func(bool) error {
+	err := d.retry(ctx, "get "+d.ref(), func(ctx context.Context, _ bool) error {
 		var err error
 		dep, err = d.client.AppsV1().Deployments(d.opts.Namespace).Get(ctx, d.opts.Name, metav1.GetOptions{})
 		return err

@@ -140,7 +140,7 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 		extra = append(extra, jsonpatch.Remove(jsonpatch.AnnotationPath(deployutil.DesiredReplicasAnnotation)))
 	}
 	var out *appsv1.ReplicaSet
-	err := d.retry(ctx, fmt.Sprintf("scale %s from %d to %d", rs.Name, from, to), func(retried bool) error {
+	err := d.retry(ctx, fmt.Sprintf("scale %s from %d to %d", rs.Name, from, to), func(ctx context.Context, retried bool) error {
 		var err error
 		if out, err = kube.ScaleReplicaSet(ctx, d.client, rs, from, to, extra...); err != nil {
 			// Sent again after a lost answer, the test of from fails: done if it shows to.

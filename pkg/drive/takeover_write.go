@@ -135,7 +135,7 @@ func (d *Driver) writeTakeover(ctx context.Context, tk *Takeover, st *State) (*a
 			final = err
 			return kube.Stop(err)
 		}
-		err = d.retry(ctx, "take over "+d.ref(), func(retried bool) error {
+		err = d.retry(ctx, "take over "+d.ref(), func(ctx context.Context, retried bool) error {
 			var err error
 			if out, err = kube.UpdateDeployment(ctx, d.client, takeoverObject(tk.Desired, live, val), kube.Default()); err != nil {
 				// Sent again after a lost answer, the resourceVersion conflicts: done if

@@ -67,13 +67,18 @@ func Classify(err error) Class {
 // Priority and Fairness, a watch cache still initializing), any 5xx (500 Internal Error,
 // 503 Service Unavailable, ...), etcd's "request timed out" and "leader changed" passed on
 // by the API server, or the network: a connection refused (the API server is down), reset
-// or cut short, a network timeout. A context's end is never transient. An aggregate (the
+// or cut short, a network timeout, an attempt of Retry.Do that got no answer in its time
+// (NoAnswerError). A context's end is never transient. An aggregate (the
 // resource builder's visits, utilerrors.Aggregate) is transient when every error in it is.
 //
 // Mirrors the errors client-go's rest client retries (IsRetryableError and checkWait,
 // k8s.io/client-go/rest/with_retry.go, v0.36.3) and those retry.OnError callers treat as
 // retriable, with apierrors and utilnet.
 func IsTransient(err error) bool {
+	var na *NoAnswerError
+	if errors.As(err, &na) {
+		return true
+	}
 	if err == nil || IsContextError(err) {
 		return false
 	}

@@ -57,7 +57,7 @@ func PatchDeploymentGuarded(ctx context.Context, client kubernetes.Interface, d 
 	}
 	err := OnError(isRefused, func() error {
 		var got *appsv1.Deployment
-		err := Retry{}.Do(ctx, func(retried bool) error {
+		err := Retry{}.Do(ctx, func(ctx context.Context, retried bool) error {
 			var err error
 			if got, err = deployments.Patch(ctx, d.Name, p.Type, body, o.PatchOptions()); err != nil && p.Shows != nil {
 				got, err = Applied(ctx, retried, err, get, p.Shows)

@@ -28,6 +28,14 @@ var TransientBackoff = wait.Backoff{
 	Cap:      5 * time.Second,
 }
 
+// AttemptTimeout bounds one attempt of Retry.Do when the Retry names no other
+// (Retry.AttemptTimeout): a request the API server took and never answers ends then, counts
+// as a transient failure (NoAnswerError) and is sent again. Half the API server's own
+// --request-timeout (60 s), so a server that answers slowly still answers, while a request
+// lost with a connection that stays open (seen after an etcd restart: a drive waited more
+// than 6 minutes on one) cannot hold its caller for ever.
+var AttemptTimeout = 30 * time.Second
+
 // TransientTimeout is how long a one-shot write (undo, pause, resume, restart, guard) keeps
 // retrying transient failures when its caller gives no deadline.
 var TransientTimeout = 30 * time.Second
@@ -44,17 +52,40 @@ type Retry struct {
 	OnRetry func(err error, attempt int, sleep time.Duration)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// AttemptTimeout bounds each attempt: fn's context ends then (0: AttemptTimeout). It
+	// is shortened to the time left before Deadline, but not below MinAttemptTimeout by that.
+	AttemptTimeout time.Duration
+}
+
+// MinAttemptTimeout is the least time an attempt of Retry.Do is left when its deadline is
+// near (an AttemptTimeout set below it is kept).
+const MinAttemptTimeout = 2 * time.Second
+
+// NoAnswerError is the failure of an attempt that got no answer within its time
+// (Retry.AttemptTimeout): transient (IsTransient), never a context's end (IsContextError),
+// although the attempt's own context ended.
+type NoAnswerError struct {
+	// After is the attempt's time.
+	After time.Duration
+	// Err is the attempt's error as the client returned it (a url.Error wrapping
+	// context.DeadlineExceeded).
+	Err error
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("no answer from the API server within %s", e.After)
 }
 
 // Read returns read's result under r's policy: a read changes nothing, so after a transient
-// failure it is sent again whole. T is whatever the read returns (a State, a list).
+// failure it is sent again whole. T is whatever the read returns (a State, a list). read
+// gets the attempt's context (see Do) and must send its requests with it.
 //
 // Errors: those of Do (read's last error, "(gave up after N attempts in D)", ctx's cause).
-func Read[T any](ctx context.Context, r Retry, read func() (T, error)) (T, error) {
+func Read[T any](ctx context.Context, r Retry, read func(ctx context.Context) (T, error)) (T, error) {
 	var out T
-	err := r.Do(ctx, func(bool) error {
+	err := r.Do(ctx, func(ctx context.Context, _ bool) error {
 		var err error
-		out, err = read()
+		out, err = read(ctx)
 		return err
 	})
 	if err != nil {
@@ -65,17 +96,20 @@ func Read[T any](ctx context.Context, r Retry, read func() (T, error)) (T, error
 }
 
 // Do calls fn until it returns nil or an error that is not transient, ctx ends, Check
-// fails, or the next attempt would start after the deadline. fn's argument says whether an
-// earlier attempt failed transiently: that attempt may have reached the server (a write
-// whose answer was lost when the connection dropped), so a guarded write that now fails its
-// guard must look whether the object shows its change (see Applied).
+// fails, or the next attempt would start after the deadline. fn gets the attempt's context,
+// ctx bounded by the attempt's time (Retry.AttemptTimeout), and must send its requests with
+// it: an attempt that ends because that time ran out fails with a NoAnswerError, which is
+// transient. fn's second argument says whether an earlier attempt failed transiently: that
+// attempt may have reached the server (a write whose answer was lost when the connection
+// dropped, or that got no answer in time), so a guarded write that now fails its guard must
+// look whether the object shows its change (see Applied).
 //
 // Errors: fn's last error; after retries, "ERR (gave up after N attempts in D)", which
 // still matches IsTransient and the API error (errors.Is/As); ctx's cause; Check's error.
 //
 // Mirrors retry.OnError (k8s.io/client-go/util/retry, v0.36.3) with a deadline instead of a
-// step count, the server's Retry-After, and a context.
-func (r Retry) Do(ctx context.Context, fn func(retried bool) error) error {
+// step count, the server's Retry-After, a context, and a time for each attempt.
+func (r Retry) Do(ctx context.Context, fn func(ctx context.Context, retried bool) error) error {
 	now := r.Now
 	if now == nil {
 		now = time.Now
@@ -92,7 +126,7 @@ func (r Retry) Do(ctx context.Context, fn func(retried bool) error) error {
 				return cerr
 			}
 		}
-		err := fn(attempt > 1)
+		err := r.attempt(ctx, deadline, now, func(actx context.Context) error { return fn(actx, attempt > 1) })
 		if err == nil || !IsTransient(err) {
 			return err
 		}
@@ -120,6 +154,24 @@ func (r Retry) Do(ctx context.Context, fn func(retried bool) error) error {
 		case <-t.C:
 		}
 	}
+}
+
+// attempt runs one attempt of Do under its time: r.AttemptTimeout (or AttemptTimeout),
+// shortened to the time left before deadline but not below MinAttemptTimeout by it. An
+// error of an attempt whose own time ran out (ctx still live) becomes a NoAnswerError.
+func (r Retry) attempt(ctx context.Context, deadline time.Time, now func() time.Time, fn func(context.Context) error) error {
+	limit := r.AttemptTimeout
+	if limit <= 0 {
+		limit = AttemptTimeout
+	}
+	limit = min(limit, max(deadline.Sub(now()), MinAttemptTimeout))
+	actx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := fn(actx)
+	if err != nil && ctx.Err() == nil && actx.Err() != nil && IsContextError(err) {
+		return &NoAnswerError{After: limit, Err: err}
+	}
+	return err
 }
 
 // gaveUp is a transient error that was retried until the deadline.
@@ -161,7 +213,12 @@ func Applied[T any](ctx context.Context, retried bool, err error, get func(conte
 }
 
 // IsContextError reports whether err is a context's end (canceled or deadline exceeded):
-// never transient, although a deadline is a net.Error with Timeout() true.
+// never transient, although a deadline is a net.Error with Timeout() true. A NoAnswerError
+// (an attempt's own time, not its caller's context) is not one.
 func IsContextError(err error) bool {
+	var na *NoAnswerError
+	if errors.As(err, &na) {
+		return false
+	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

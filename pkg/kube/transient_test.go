@@ -5,15 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // TestIsTransient: the failures of an API server that restarts, throttles or loses etcd are
@@ -57,7 +64,7 @@ func TestRetryDo(t *testing.T) {
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "web", errors.New("no"))
 	t.Run("success after transient failures", func(t *testing.T) {
 		calls, retried, told := 0, []bool{}, 0
-		err := Retry{Deadline: time.Now().Add(10 * time.Second), OnRetry: func(error, int, time.Duration) { told++ }}.Do(t.Context(), func(r bool) error {
+		err := Retry{Deadline: time.Now().Add(10 * time.Second), OnRetry: func(error, int, time.Duration) { told++ }}.Do(t.Context(), func(_ context.Context, r bool) error {
 			calls++
 			retried = append(retried, r)
 			if calls < 3 {
@@ -71,7 +78,7 @@ func TestRetryDo(t *testing.T) {
 	})
 	t.Run("gives up at the deadline, still transient", func(t *testing.T) {
 		began, calls := time.Now(), 0
-		err := Retry{Deadline: began.Add(time.Second)}.Do(t.Context(), func(bool) error { calls++; return unavailable })
+		err := Retry{Deadline: began.Add(time.Second)}.Do(t.Context(), func(context.Context, bool) error { calls++; return unavailable })
 		took := time.Since(began)
 		if !IsTransient(err) || !apierrors.IsServiceUnavailable(err) || calls < 2 || took > 1500*time.Millisecond {
 			t.Errorf("err %v after %d calls in %s; want the 503 after 2 or more calls within about 1s", err, calls, took)
@@ -79,7 +86,7 @@ func TestRetryDo(t *testing.T) {
 	})
 	t.Run("Retry-After is waited", func(t *testing.T) {
 		began, calls := time.Now(), 0
-		err := Retry{Deadline: began.Add(5 * time.Second)}.Do(t.Context(), func(bool) error {
+		err := Retry{Deadline: began.Add(5 * time.Second)}.Do(t.Context(), func(context.Context, bool) error {
 			if calls++; calls == 1 {
 				return apierrors.NewTooManyRequests("apf", 1)
 			}
@@ -91,7 +98,7 @@ func TestRetryDo(t *testing.T) {
 	})
 	t.Run("other errors at once", func(t *testing.T) {
 		calls := 0
-		err := Retry{}.Do(t.Context(), func(bool) error { calls++; return forbidden })
+		err := Retry{}.Do(t.Context(), func(context.Context, bool) error { calls++; return forbidden })
 		if err != forbidden || calls != 1 {
 			t.Errorf("err %v after %d calls, want forbidden after 1", err, calls)
 		}
@@ -105,7 +112,7 @@ func TestRetryDo(t *testing.T) {
 			}
 			return nil
 		}
-		err := Retry{Check: check}.Do(t.Context(), func(bool) error { calls++; return unavailable })
+		err := Retry{Check: check}.Do(t.Context(), func(context.Context, bool) error { calls++; return unavailable })
 		if err != lapsed || calls != 1 {
 			t.Errorf("err %v after %d calls, want the Check error after 1", err, calls)
 		}
@@ -114,7 +121,7 @@ func TestRetryDo(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(t.Context())
 		stop := errors.New("interrupted")
 		calls := 0
-		err := Retry{}.Do(ctx, func(bool) error {
+		err := Retry{}.Do(ctx, func(context.Context, bool) error {
 			if calls++; calls == 2 {
 				cancel(stop)
 			}
@@ -131,7 +138,7 @@ func TestRetryDo(t *testing.T) {
 func TestRead(t *testing.T) {
 	unavailable := apierrors.NewServiceUnavailable("unavailable")
 	calls := 0
-	got, err := Read(t.Context(), Retry{Deadline: time.Now().Add(10 * time.Second)}, func() ([]string, error) {
+	got, err := Read(t.Context(), Retry{Deadline: time.Now().Add(10 * time.Second)}, func(context.Context) ([]string, error) {
 		if calls++; calls < 3 {
 			return []string{"partial"}, unavailable
 		}
@@ -142,11 +149,70 @@ func TestRead(t *testing.T) {
 	}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "web", errors.New("no"))
 	calls = 0
-	got, err = Read(t.Context(), Retry{Deadline: time.Now().Add(10 * time.Second)}, func() ([]string, error) {
+	got, err = Read(t.Context(), Retry{Deadline: time.Now().Add(10 * time.Second)}, func(context.Context) ([]string, error) {
 		calls++
 		return []string{"partial"}, forbidden
 	})
 	if !apierrors.IsForbidden(err) || calls != 1 || got != nil {
 		t.Errorf("got %v, err %v after %d calls; want nil, the Forbidden after 1", got, err, calls)
 	}
+}
+
+// TestRetryAttemptTimeout: an API server that takes a request and never answers it (seen
+// after an etcd restart) holds no caller for ever: the attempt ends at its time with a
+// NoAnswerError, which is transient and not a context's end, and the request is sent
+// again; the caller's own context still ends the retries with its cause. Run against a
+// real HTTP server and client-go's typed client, so the request itself is what hangs.
+func TestRetryAttemptTimeout(t *testing.T) {
+	var calls atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			select { // the first request is taken and never answered
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default","resourceVersion":"7"}}`)
+	}))
+	defer srv.Close()
+	defer close(release)
+	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL})
+	var told []error
+	r := Retry{AttemptTimeout: 300 * time.Millisecond, Deadline: time.Now().Add(10 * time.Second),
+		OnRetry: func(err error, _ int, _ time.Duration) { told = append(told, err) }}
+	got, err := Read(t.Context(), r, func(ctx context.Context) (*appsv1.Deployment, error) {
+		return client.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+	})
+	if err != nil || got.ResourceVersion != "7" || calls.Load() != 2 {
+		t.Fatalf("got %v, err %v after %d requests; want resourceVersion 7 after 2", got, err, calls.Load())
+	}
+	var na *NoAnswerError
+	if len(told) != 1 || !errors.As(told[0], &na) || na.After != 300*time.Millisecond || !IsTransient(told[0]) || IsContextError(told[0]) {
+		t.Errorf("retried after %v; want one NoAnswerError after 300ms, transient and not a context's end", told)
+	}
+
+	t.Run("the caller's context still ends it", func(t *testing.T) {
+		calls.Store(0)
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		_, err := Read(ctx, Retry{AttemptTimeout: 5 * time.Second}, func(ctx context.Context) (*appsv1.Deployment, error) {
+			return client.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+		})
+		if !IsContextError(err) || IsTransient(err) || calls.Load() != 1 {
+			t.Errorf("err %v after %d requests; want the context's deadline after 1, not transient", err, calls.Load())
+		}
+	})
+	t.Run("an attempt near its deadline still gets MinAttemptTimeout", func(t *testing.T) {
+		began := time.Now()
+		err := Retry{Deadline: began.Add(10 * time.Millisecond)}.Do(t.Context(), func(ctx context.Context, _ bool) error {
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		if took := time.Since(began); !IsTransient(err) || took < MinAttemptTimeout {
+			t.Errorf("err %v after %s; want a NoAnswerError after %s", err, took, MinAttemptTimeout)
+		}
+	})
 }

@@ -37,7 +37,7 @@ func (c *Controller) firstSight(ctx context.Context, d *appsv1.Deployment, dec r
 	if err != nil {
 		return reload.Assessment{}, "", fmt.Errorf("deployment %s/%s: spec.selector: %w", d.Namespace, d.Name, err)
 	}
-	list, err := kube.Read(ctx, kube.Retry{}, func() (*corev1.PodList, error) {
+	list, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*corev1.PodList, error) {
 		return c.client.CoreV1().Pods(d.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	})
 	if apierrors.IsForbidden(err) {
