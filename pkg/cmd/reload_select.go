@@ -61,6 +61,7 @@ func (o *ReloadOptions) driveRestart(client kubernetes.Interface) func(context.C
 			Client: client, Namespace: dep.Namespace, Name: dep.Name, Desired: t.Desired,
 			Interval: o.DriveFlags.Interval, ProgressTimeout: o.DriveFlags.ProgressTimeout,
 			LeaseDuration: o.DriveFlags.LeaseDuration, Progress: o.ErrOut, Live: o.Terminal(), Now: o.Now,
+			FieldManager: o.FieldManager,
 		}
 		if !o.Yes {
 			if !o.Terminal() {

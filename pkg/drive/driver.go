@@ -71,7 +71,7 @@ type Options struct {
 	// every third of it.
 	LeaseDuration time.Duration
 	// CompletionTimeout bounds the wait for the controller to report the rollout complete
-	// after the hand-back (0: 2 minutes).
+	// after the hand-back (0: the progress timeout, at least 2 minutes).
 	CompletionTimeout time.Duration
 	// Confirm asks before each step (nil: never asks). The step the run starts with after a
 	// takeover is not asked again (the takeover was confirmed).
@@ -80,6 +80,10 @@ type Options struct {
 	// waiting (a terminal).
 	Progress io.Writer
 	Live     bool
+	// FieldManager names drive's writes in managedFields (empty: kube.FieldManager,
+	// "kubectl-rollplan"); reload --drive passes its own (kube.ReloadFieldManager), which
+	// Flux does not take over (see kube.ReloadFieldManager).
+	FieldManager string
 	// Now is the clock (nil: time.Now). Identity names this driver in the lease (empty: user@host pid N/random).
 	Now      func() time.Time
 	Identity string
@@ -191,6 +195,14 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// writes is the Options of the driver's writes: its field manager, no dry run.
+func (d *Driver) writes() kube.Options {
+	if d.opts.FieldManager == "" {
+		return kube.Default()
+	}
+	return kube.Options{FieldManager: d.opts.FieldManager}
 }
 
 func (d *Driver) ref() string { return fmt.Sprintf("deployment %s/%s", d.opts.Namespace, d.opts.Name) }

@@ -121,7 +121,7 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	var out *appsv1.Deployment
 	err = d.retryUntil(ctx, d.writeDeadline(s), "hand back "+d.ref(), true, func(ctx context.Context, retried bool) error {
 		var err error
-		if out, err = kube.PatchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl)); err != nil {
+		if out, err = kube.PatchDeployment(ctx, d.client, snap.Deployment, handBackOps(snap.Deployment, annValue, s, tmpl), d.writes()); err != nil {
 			out, err = kube.Applied(ctx, retried, err, d.getDeploymentOnce, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
 		}
 		return err
@@ -152,10 +152,7 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 // waitComplete waits until the controller has observed generation gen and reports the
 // rollout complete (as `kubectl rollout status` decides) at revision.
 func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
-	timeout := d.opts.CompletionTimeout
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
-	}
+	timeout := d.completionTimeout()
 	var msg string
 	cond := func() (bool, error) {
 		dep := d.view.Deployment(d.opts.Name)
@@ -184,6 +181,17 @@ func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
 	}
 	d.out.linef("%s", trimNL(msg))
 	return nil
+}
+
+// completionTimeout is Options.CompletionTimeout, or by default the step's progress timeout
+// and at least 2 minutes: after an API server restart the controller's informers relist with
+// client-go's backoff, and on the local cluster the controller came back up to about 3
+// minutes later; a controller that reports the rollout failed ends the wait at once.
+func (d *Driver) completionTimeout() time.Duration {
+	if d.opts.CompletionTimeout > 0 {
+		return d.opts.CompletionTimeout
+	}
+	return max(d.progressTimeout(), 2*time.Minute)
 }
 
 func trimNL(s string) string {
@@ -223,7 +231,7 @@ func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
 			if err != nil {
 				return err
 			}
-			return tidyReplicaSets(ctx, d.client, st.ReplicaSets, target, &b)
+			return tidyReplicaSets(ctx, d.client, st.ReplicaSets, target, &b, d.writes())
 		})
 		if err == nil || !retried || !errors.Is(err, kube.ErrGuard) {
 			break
@@ -236,7 +244,7 @@ func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
 
 // tidyReplicaSets removes copies of the drive annotation from rss; with b it also sets the
 // replica annotations of target (guarded by a test of its replicas).
-func tidyReplicaSets(ctx context.Context, client kubernetes.Interface, rss []*appsv1.ReplicaSet, target string, b *Bounds) error {
+func tidyReplicaSets(ctx context.Context, client kubernetes.Interface, rss []*appsv1.ReplicaSet, target string, b *Bounds, o kube.Options) error {
 	var errs []error
 	for _, rs := range rss {
 		var ops []jsonpatch.Op
@@ -258,7 +266,7 @@ func tidyReplicaSets(ctx context.Context, client kubernetes.Interface, rss []*ap
 		if len(ops) == 0 {
 			continue
 		}
-		if err := kube.PatchReplicaSet(ctx, client, rs, ops); err != nil {
+		if err := kube.PatchReplicaSet(ctx, client, rs, ops, o); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -275,7 +283,7 @@ func TidyLeftovers(ctx context.Context, client kubernetes.Interface, namespace, 
 	if IsHeld(st.Deployment) {
 		return nil
 	}
-	return tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil)
+	return tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil, kube.Default())
 }
 
 // sendHandBack makes the hand-back write of dep (state s, template tmpl for an abort)
@@ -287,7 +295,7 @@ func sendHandBack(ctx context.Context, client kubernetes.Interface, dep *appsv1.
 	}
 	err := kube.Retry{}.Do(ctx, func(ctx context.Context, retried bool) error {
 		var err error
-		if got, err = kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl)); err != nil {
+		if got, err = kube.PatchDeployment(ctx, client, dep, handBackOps(dep, dep.Annotations[Annotation], s, tmpl), kube.Default()); err != nil {
 			got, err = kube.Applied(ctx, retried, err, get, func(now *appsv1.Deployment) bool { return showsHandBack(now, s) })
 		}
 		return err
@@ -396,7 +404,7 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	}
 	st, err = cluster.LoadLive(ctx, client, namespace, name)
 	if err == nil {
-		err = tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil)
+		err = tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil, kube.Default())
 	}
 	if err != nil {
 		out.linef("warning: tidy the ReplicaSets of %s: %v", ref, err)

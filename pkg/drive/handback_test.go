@@ -137,7 +137,7 @@ func TestTidyReplicaSets(t *testing.T) {
 	delete(newRS.Annotations, deployutil.DesiredReplicasAnnotation)
 	delete(newRS.Annotations, deployutil.MaxReplicasAnnotation)
 	cs := fake.NewClientset(d, old, newRS)
-	if err := tidyReplicaSets(ctx, cs, []*appsv1.ReplicaSet{old, newRS}, newRS.Name, &Bounds{10, 3, 2}); err != nil {
+	if err := tidyReplicaSets(ctx, cs, []*appsv1.ReplicaSet{old, newRS}, newRS.Name, &Bounds{10, 3, 2}, kube.Default()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := cs.AppsV1().ReplicaSets(d.Namespace).Get(ctx, newRS.Name, metav1.GetOptions{})

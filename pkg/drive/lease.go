@@ -91,7 +91,7 @@ func (d *Driver) sendState(ctx context.Context, cur *State, annValue string, dep
 	var out *appsv1.Deployment
 	err = d.retryUntil(ctx, d.writeDeadline(cur), "write the drive state of "+d.ref(), false, func(ctx context.Context, retried bool) error {
 		var err error
-		if out, err = kube.PatchDeployment(ctx, d.client, dep, ops); err != nil {
+		if out, err = kube.PatchDeployment(ctx, d.client, dep, ops, d.writes()); err != nil {
 			// A patch sent again after a lost answer fails its test: done if it shows.
 			out, err = kube.Applied(ctx, retried, err, d.getDeploymentOnce, func(now *appsv1.Deployment) bool {
 				return now.Annotations[Annotation] == val

@@ -32,7 +32,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 	retried := false
 	err := d.retry(ctx, "create replicaset "+rs.Name, func(ctx context.Context, r bool) error {
 		var err error
-		out, err = kube.CreateReplicaSet(ctx, d.client, rs, kube.Default())
+		out, err = kube.CreateReplicaSet(ctx, d.client, rs, d.writes())
 		retried = retried || r
 		return err
 	})

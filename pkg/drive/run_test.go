@@ -9,8 +9,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -220,6 +222,38 @@ func TestRunRenewalsInterleaveTheLoop(t *testing.T) {
 		}
 		if n := renewals(f.fc.recordedStates()); n < 3 {
 			t.Errorf("drive %d: %d lease renewals recorded, want at least 3 (every 10ms during two bakes of 60ms and the waits)", i+1, n)
+		}
+	}
+}
+
+// TestRunFieldManager: every write of a drive (the takeover, the new ReplicaSet, each scale,
+// the state writes, the hand-back, the tidy) is recorded under Options.FieldManager, which
+// reload --drive sets to rollplan-reload so that Flux does not take its fields over; without
+// one, under kubectl-rollplan. The controllers' writes (the fake cluster's status updates)
+// are not drive's and are left out.
+func TestRunFieldManager(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{{"", kube.FieldManager}, {kube.ReloadFieldManager, kube.ReloadFieldManager}} {
+		f := newRunFixture(t)
+		before := len(f.fc.cs.Actions())
+		if _, res, err := f.drive(t, Options{Identity: "tester", FieldManager: tc.set}); err != nil || res.Outcome != OutcomeComplete {
+			t.Fatalf("FieldManager %q: %+v, %v", tc.set, res, err)
+		}
+		managers := map[string]int{}
+		for _, a := range f.fc.cs.Actions()[before:] {
+			if a.GetSubresource() != "" || (a.GetResource().Resource != "deployments" && a.GetResource().Resource != "replicasets") {
+				continue
+			}
+			switch a := a.(type) {
+			case k8stesting.PatchActionImpl:
+				managers[a.PatchOptions.FieldManager]++
+			case k8stesting.CreateActionImpl:
+				managers[a.CreateOptions.FieldManager]++
+			case k8stesting.UpdateActionImpl:
+				managers[a.UpdateOptions.FieldManager]++
+			}
+		}
+		if len(managers) != 1 || managers[tc.want] < 5 {
+			t.Errorf("FieldManager %q: writes by field manager %v; want every one (5 or more) under %q", tc.set, managers, tc.want)
 		}
 	}
 }

@@ -142,7 +142,7 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 	var out *appsv1.ReplicaSet
 	err := d.retry(ctx, fmt.Sprintf("scale %s from %d to %d", rs.Name, from, to), func(ctx context.Context, retried bool) error {
 		var err error
-		if out, err = kube.ScaleReplicaSet(ctx, d.client, rs, from, to, extra...); err != nil {
+		if out, err = kube.ScaleReplicaSet(ctx, d.client, rs, from, to, d.writes(), extra...); err != nil {
 			// Sent again after a lost answer, the test of from fails: done if it shows to.
 			out, err = kube.Applied(ctx, retried, err, d.getReplicaSet(rs.Name), func(now *appsv1.ReplicaSet) bool {
 				return now.UID == rs.UID && replicas(now) == to

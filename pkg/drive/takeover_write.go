@@ -111,7 +111,7 @@ func (d *Driver) takeBaseline(ctx context.Context, target string) error {
 			stale = append(stale, rs)
 		}
 	}
-	if err := tidyReplicaSets(ctx, d.client, stale, "", nil); err != nil {
+	if err := tidyReplicaSets(ctx, d.client, stale, "", nil, d.writes()); err != nil {
 		d.out.linef("warning: remove stale copies of %s: %v", Annotation, err)
 	}
 	return nil
@@ -137,7 +137,7 @@ func (d *Driver) writeTakeover(ctx context.Context, tk *Takeover, st *State) (*a
 		}
 		err = d.retry(ctx, "take over "+d.ref(), func(ctx context.Context, retried bool) error {
 			var err error
-			if out, err = kube.UpdateDeployment(ctx, d.client, takeoverObject(tk.Desired, live, val), kube.Default()); err != nil {
+			if out, err = kube.UpdateDeployment(ctx, d.client, takeoverObject(tk.Desired, live, val), d.writes()); err != nil {
 				// Sent again after a lost answer, the resourceVersion conflicts: done if
 				// the Deployment carries this takeover's state.
 				out, err = kube.Applied(ctx, retried, err, d.getDeploymentOnce, func(now *appsv1.Deployment) bool {

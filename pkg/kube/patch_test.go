@@ -52,7 +52,7 @@ func TestPatchDeploymentGuard(t *testing.T) {
 			cs := fake.NewClientset(d)
 			sent := apiServer(cs)
 			ops := []jsonpatch.Op{jsonpatch.Test(jsonpatch.AnnotationPath("team"), tc.test), jsonpatch.Replace(jsonpatch.AnnotationPath("team"), "c")}
-			out, err := PatchDeployment(t.Context(), cs, d, ops)
+			out, err := PatchDeployment(t.Context(), cs, d, ops, Default())
 			if tc.wantErr != errors.Is(err, ErrGuard) || tc.wantErr != (Classify(err) == ClassGuard) {
 				t.Fatalf("err %v (class %q), want ErrGuard %v", err, Classify(err), tc.wantErr)
 			}
@@ -94,7 +94,7 @@ func TestScaleReplicaSet(t *testing.T) {
 			rs.UID = "u1"
 			cs := fake.NewClientset(rs)
 			sent := apiServer(cs)
-			_, err := ScaleReplicaSet(t.Context(), cs, rs, tc.from, 5)
+			_, err := ScaleReplicaSet(t.Context(), cs, rs, tc.from, 5, Default())
 			if tc.wantErr != errors.Is(err, ErrGuard) {
 				t.Fatalf("err %v, want ErrGuard %v", err, tc.wantErr)
 			}
