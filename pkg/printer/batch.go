@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // Failure is one Deployment that a command over many failed for: what its "error: ..." line
@@ -24,10 +25,7 @@ type Failure struct {
 // resource/name, "deployment.apps/NAME" (as its result lines, "deployment.apps/web
 // restarted", name it), with " (namespace NS)" when withNamespace.
 func DeploymentName(namespace, name string, withNamespace bool) string {
-	if withNamespace {
-		return fmt.Sprintf("deployment.apps/%s (namespace %s)", name, namespace)
-	}
-	return "deployment.apps/" + name
+	return target.DeploymentName(namespace, name, withNamespace)
 }
 
 // PrintFailure writes the line naming one Deployment a command over many failed for, to

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // Object names one Deployment of a Batch.
@@ -13,8 +15,8 @@ type Object struct {
 }
 
 // String returns kubectl's name for the object, "deployment.apps/NAME" (the namespace is
-// the command's).
-func (o Object) String() string { return "deployment.apps/" + o.Name }
+// the command's): target.DeploymentName.
+func (o Object) String() string { return target.DeploymentName(o.Namespace, o.Name, false) }
 
 // Result is what a Batch did to one Deployment.
 type Result struct {

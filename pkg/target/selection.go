@@ -36,6 +36,18 @@ func (r Ref) String() string {
 	return r.Namespace + "/" + r.Name
 }
 
+// DeploymentName is kubectl's name for a Deployment in every line about one of many:
+// resource/name, "deployment.apps/NAME" (as kubectl's result lines, "deployment.apps/web
+// restarted", name it), with " (namespace NS)" when withNamespace (a selection across
+// namespaces). The one place the name is rendered: printer.DeploymentName and
+// rollout.Object.String call it.
+func DeploymentName(namespace, name string, withNamespace bool) string {
+	if withNamespace {
+		return fmt.Sprintf("deployment.apps/%s (namespace %s)", name, namespace)
+	}
+	return "deployment.apps/" + name
+}
+
 // Selection is what a command's arguments and selection flags select. With Many false (the
 // zero value) it is today's one Deployment: the positional arguments in ParseArgs' forms, and
 // the other fields stay empty. With Many it follows kubectl's rollout commands: several names
