@@ -13,6 +13,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
@@ -196,6 +197,24 @@ func TestGitOpsFluxKeepsTheRestart(t *testing.T) {
 	r.assertKept(t)
 	if want := "Deployment/" + r.ns + "/web unchanged"; !strings.Contains(r.reapply, want) {
 		t.Errorf("Flux's change set after the restart:\n%s\nwant %q", r.reapply, want)
+	}
+}
+
+// TestGitOpsFluxKeepsADrivenRestart: the same with `reload --drive`: drive's writes (the
+// takeover that carries the annotation, the ReplicaSets, the state, the hand-back) go under
+// reload's field manager too (drive.Options.FieldManager), so Flux's next apply finds web
+// unchanged; under kubectl-rollplan, drive's own, Flux would take the annotation over and
+// remove it, as the control below shows for the one-write restart.
+func TestGitOpsFluxKeepsADrivenRestart(t *testing.T) {
+	r := runGitOps(t, fluxApply, "--drive")
+	r.assertKept(t)
+	if want := "Deployment/" + r.ns + "/web unchanged"; !strings.Contains(r.reapply, want) {
+		t.Errorf("Flux's change set after the driven restart:\n%s\nwant %q", r.reapply, want)
+	}
+	for _, m := range r.after.ManagedFields {
+		if m.Manager == kube.FieldManager {
+			t.Errorf("a field of web is managed by %s after reload --drive: %+v", kube.FieldManager, m)
+		}
 	}
 }
 
