@@ -62,26 +62,47 @@ func (c *Cluster) StopComponent(t testing.TB, name string, kill bool) {
 		// Leave the cluster whole for the next test (start is a no-op when it runs).
 		if err := c.component(context.Background(), dir, "start", name); err != nil {
 			t.Errorf("start %s again after the test: %v", name, err)
+			return
+		}
+		if restartsControllers(name) {
+			c.WaitControllersServe(t, ControllersTimeout)
 		}
 	})
 }
 
-// StartComponent starts component name again and waits until it is healthy (up to 90 s).
+// StartComponent starts component name again and waits until it is healthy (up to 90 s);
+// after kube-apiserver or etcd, also until the controllers serve again
+// (WaitControllersServe).
 func (c *Cluster) StartComponent(t testing.TB, name string) {
 	t.Helper()
 	if err := c.component(context.Background(), c.ClusterDir(t), "start", name); err != nil {
 		t.Fatal(err)
 	}
+	if restartsControllers(name) {
+		c.WaitControllersServe(t, ControllersTimeout)
+	}
 }
+
+// restartsControllers reports whether an outage of component name makes the controllers'
+// informers relist: every watch goes through kube-apiserver, and etcd's restart ends them.
+func restartsControllers(name string) bool { return name == KubeAPIServer || name == Etcd }
 
 // Outage stops component name (SIGKILL with kill), keeps it down for down, then starts it
 // and waits until it is healthy. It returns how long the component did not serve: from the
-// stop to healthy again (down plus its start). Call it from the test goroutine.
+// stop to healthy again (down plus its start); after kube-apiserver or etcd it then waits
+// until the controllers serve again (WaitControllersServe, which logs how long that took).
+// Call it from the test goroutine.
 func (c *Cluster) Outage(t testing.TB, name string, down time.Duration, kill bool) time.Duration {
 	t.Helper()
 	began := time.Now()
 	c.StopComponent(t, name, kill)
 	time.Sleep(down)
-	c.StartComponent(t, name)
-	return time.Since(began)
+	if err := c.component(context.Background(), c.ClusterDir(t), "start", name); err != nil {
+		t.Fatal(err)
+	}
+	unavailable := time.Since(began)
+	if restartsControllers(name) {
+		c.WaitControllersServe(t, ControllersTimeout)
+	}
+	return unavailable
 }
