@@ -49,6 +49,11 @@ type fakeCluster struct {
 	writes  []string // "verb resource/name"
 	states  []*State // the drive state after each Deployment write (nil: not held)
 	afterDo func(fc *fakeCluster, s *State)
+	// unready names ReplicaSets whose pods never become ready (held at 0 available).
+	unready map[string]bool
+	// answerDelay delays the answer of every Deployment write after it is stored, as a
+	// real API server's answer can come after its watch event.
+	answerDelay time.Duration
 }
 
 func newFakeCluster(t *testing.T, objs ...runtime.Object) *fakeCluster {
@@ -63,6 +68,17 @@ func newFakeCluster(t *testing.T, objs ...runtime.Object) *fakeCluster {
 
 // react applies a write with the tracker's reaction, then fixes metadata.generation.
 func (fc *fakeCluster) react(a k8stesting.Action) (bool, runtime.Object, error) {
+	handled, obj, err := fc.apply(a)
+	fc.mu.Lock()
+	delay := fc.answerDelay
+	fc.mu.Unlock()
+	if _, ok := obj.(*appsv1.Deployment); ok && delay > 0 {
+		time.Sleep(delay)
+	}
+	return handled, obj, err
+}
+
+func (fc *fakeCluster) apply(a k8stesting.Action) (bool, runtime.Object, error) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	gvr, ns := a.GetResource(), a.GetNamespace()
@@ -197,11 +213,15 @@ func (fc *fakeCluster) replicaSets() []*appsv1.ReplicaSet {
 	return out
 }
 
-// syncReplicaSets makes every ReplicaSet's pods exist and be available.
+// syncReplicaSets makes every ReplicaSet's pods exist and be available (but those of
+// unready, never ready).
 func (fc *fakeCluster) syncReplicaSets() {
 	for _, rs := range fc.replicaSets() {
 		n := replicas(rs)
 		want := appsv1.ReplicaSetStatus{Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: n, AvailableReplicas: n, ObservedGeneration: rs.Generation}
+		if fc.unready[rs.Name] {
+			want.ReadyReplicas, want.AvailableReplicas = 0, 0
+		}
 		if apiequality.Semantic.DeepEqual(rs.Status, want) {
 			continue
 		}

@@ -257,3 +257,27 @@ func TestRunFieldManager(t *testing.T) {
 		}
 	}
 }
+
+// TestRunProgressTimeoutOutlastsRenewals: a step whose pods never become available holds at
+// the progress timeout although the lease is renewed many times during the wait. Each
+// renewal bumps the Deployment's generation, and the watch can show that generation before
+// the renewal's answer is stored; it is the driver's own write (its annotation records that
+// generation), not an edit to re-plan for. Re-planning on it restarted the step's wait, so a
+// progress timeout longer than a third of the lease never came (seen on the local cluster:
+// --progress-timeout 65s, still waiting after 10 minutes).
+func TestRunProgressTimeoutOutlastsRenewals(t *testing.T) {
+	f := newRunFixture(t)
+	f.fc.mu.Lock()
+	f.fc.unready = map[string]bool{f.newName: true}
+	f.fc.answerDelay = 30 * time.Millisecond // the renewal's watch event comes before its answer
+	f.fc.mu.Unlock()
+	began := time.Now()
+	_, res, err := f.drive(t, Options{Identity: "tester", LeaseDuration: 300 * time.Millisecond, ProgressTimeout: 2 * time.Second})
+	took := time.Since(began)
+	if err != nil || res.Outcome != OutcomeHeld || !strings.Contains(res.Reason, "timed out") {
+		t.Fatalf("after %s: %+v, %v; want held: step 1/3 timed out", took, res, err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("held after %s, want about the 2s progress timeout", took)
+	}
+}

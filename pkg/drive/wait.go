@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/watch"
@@ -82,6 +83,16 @@ func (d *Driver) progressTimeout() time.Duration {
 	return 600 * time.Second
 }
 
+// ownGeneration reports whether dep's generation is the one this driver's last state write
+// gave it: the drive state cur (dep's annotation) is held by identity and records that
+// generation (a state write records the generation it will make, as the API server bumps it
+// once per annotation change). The watch can show a renewal before its answer is stored in
+// the held state; a change by anyone else after it moves the generation past the recorded
+// one.
+func ownGeneration(dep *appsv1.Deployment, cur *State, identity string) bool {
+	return cur.Holder == identity && cur.Generation == dep.Generation
+}
+
 // interrupted checks the watched Deployment and ReplicaSets for a change that needs the
 // loop to read and re-plan: a spec edit, a replicas change, the hold lost, a ReplicaSet
 // scaled by someone else.
@@ -91,11 +102,14 @@ func (d *Driver) interrupted() error {
 		return errReplan
 	}
 	s := d.held.state()
-	if dep.Generation > s.Generation || ptr.Deref(dep.Spec.Replicas, 1) != s.Replicas {
+	if ptr.Deref(dep.Spec.Replicas, 1) != s.Replicas {
 		return errReplan
 	}
 	cur, err := ReadState(dep)
 	if err != nil || cur == nil || cur.PlanID != s.PlanID || (cur.Holder != "" && cur.Holder != d.identity) {
+		return errReplan
+	}
+	if dep.Generation > s.Generation && !ownGeneration(dep, cur, d.identity) {
 		return errReplan
 	}
 	d.mu.Lock()

@@ -202,17 +202,20 @@ func TestDriveHoldAndAbort(t *testing.T) {
 
 // TestDriveProgressTimeout holds a drive whose new pods never become ready: after
 // --progress-timeout it exits with code 4, names the pods, and the Deployment stays held
-// with the reason; resuming it later (drive again, pods released) completes it.
+// with the reason; resuming it later (drive again, pods released) completes it. The lease
+// (3s) is renewed every second, six times during the wait: a renewal's watch event once
+// re-planned the step and restarted its wait, so a progress timeout longer than a third of
+// the lease never came (--progress-timeout 65s: still waiting after 10 minutes).
 func TestDriveProgressTimeout(t *testing.T) {
 	s := newDriveSetup(t, 4, "1", "0")
 	mon := watchPods(t, s.c, s.ns, int(s.bounds.MaxPods()), int(s.bounds.MinAvailable()))
-	res := s.plugin(t, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes", "--progress-timeout", "3s")
-	if res.ExitCode != 4 {
-		t.Fatalf("drive: exit %d, want 4\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	drv := s.startDrive(t, nil, "drive", "deploy/web", "-f", s.manifest(t, "nginx:1.19", true), "--yes", "--progress-timeout", "6s", "--lease-duration", "3s")
+	if code := drv.Wait(t, time.Minute); code != 4 {
+		t.Fatalf("drive: exit %d, want 4\nstdout:\n%s\nstderr:\n%s", code, drv.Stdout.String(), drv.Stderr.String())
 	}
-	for _, want := range []string{"0 of 1 pods available", "Pending"} {
-		if !strings.Contains(res.Stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
+	for _, want := range []string{"0 of 1 pods available after 6s", "Pending"} {
+		if !strings.Contains(drv.Stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, drv.Stderr.String())
 		}
 	}
 	d := s.waitState(t, 10*time.Second, func(st *drive.State, _ *appsv1.Deployment) bool { return st.Holder == "" })
@@ -221,7 +224,7 @@ func TestDriveProgressTimeout(t *testing.T) {
 		t.Errorf("held reason %q, want a timeout", st.HeldReason)
 	}
 	stop := s.c.AutoRelease(t, s.ns, "")
-	res = s.plugin(t, "drive", "deploy/web", "--yes")
+	res := s.plugin(t, "drive", "deploy/web", "--yes")
 	stop()
 	if res.ExitCode != 0 {
 		t.Fatalf("drive again: exit %d\nstderr:\n%s", res.ExitCode, res.Stderr)
