@@ -125,7 +125,7 @@ e2e-timed: build cluster-binaries ## the timed model's predicted durations again
 # the short matrix: kube-apiserver stopped at 2 random points, etcd restarted mid-drive, the
 # controller manager down during the hand-back, the API server down past the retries, a verb
 # through an outage, pods losing availability. ROLLPLAN_E2E_SEED reproduces the random points.
-faults: build-race cluster-binaries ## the long fault matrix (about 22 minutes: 21m50s on 2 cores) on a private local cluster
+faults: build-race cluster-binaries ## the long fault matrix (16-22 minutes on 2 cores) on a private local cluster
 	@mkdir -p _output; state=$$(mktemp -d "$(CURDIR)/_output/faults-cluster.XXXXXX"); \
 	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/faults-logs; cp -r "$$state/logs" _output/faults-logs; echo "faults: cluster logs in _output/faults-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; exit $$rc' EXIT; \
 	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
