@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -199,10 +200,7 @@ func randomHex(n int) string {
 
 // writes is the Options of the driver's writes: its field manager, no dry run.
 func (d *Driver) writes() kube.Options {
-	if d.opts.FieldManager == "" {
-		return kube.Default()
-	}
-	return kube.Options{FieldManager: d.opts.FieldManager}
+	return kube.Options{FieldManager: cmp.Or(d.opts.FieldManager, kube.FieldManager)}
 }
 
 func (d *Driver) ref() string { return fmt.Sprintf("deployment %s/%s", d.opts.Namespace, d.opts.Name) }

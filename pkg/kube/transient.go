@@ -32,8 +32,8 @@ var TransientBackoff = wait.Backoff{
 // (Retry.AttemptTimeout): a request the API server took and never answers ends then, counts
 // as a transient failure (NoAnswerError) and is sent again. Half the API server's own
 // --request-timeout (60 s), so a server that answers slowly still answers, while a request
-// lost with a connection that stays open (seen after an etcd restart: a drive waited more
-// than 6 minutes on one) cannot hold its caller for ever.
+// lost with a connection that stays open cannot hold its caller for ever (a safeguard: the
+// drive that waited 6 minutes after an etcd restart was waiting for a pod, not a request).
 var AttemptTimeout = 30 * time.Second
 
 // TransientTimeout is how long a one-shot write (undo, pause, resume, restart, guard) keeps

@@ -206,11 +206,10 @@ func TestFaultAPIServerOutage(t *testing.T) {
 // TestFaultEtcdRestart: etcd killed and started again in the middle of a drive. Once
 // (643e78c) the drive never saw the pods of its step 2 after the restart and waited 6
 // minutes: its waits now read again after 10 s of silence (watch.Options.Reread). In CI at
-// 24ea9d2 a drive hung after "baking 1s before step 3/3", with no retry reported. Read from
-// the code, not traced: no request had a deadline, so one the API server took and never
-// answered could hold the loop's read, or the lease renewal's write and with it the state
-// lock the loop's check needs. Each attempt now has a time of its own
-// (kube.Retry.AttemptTimeout, 30 s, within the lease for a renewal).
+// 24ea9d2 a drive ran past the test's 6 minutes after "baking 1s before step 3/3". Found
+// in make faults: kwok dropped the pod-ready stage of a pod whose patch met the restart (the
+// framework now restarts kwok after etcd), and each lease renewal re-planned the step and
+// restarted its wait, so the progress timeout never came (fixed in drive: ownGeneration).
 func TestFaultEtcdRestart(t *testing.T) {
 	runFaultDrive(t, "etcd", nil, etcdRestart(faultSeed(t)))
 }

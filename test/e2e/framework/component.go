@@ -59,7 +59,11 @@ func (c *Cluster) StopComponent(t testing.TB, name string, kill bool) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		// Leave the cluster whole for the next test (start is a no-op when it runs).
+		// Leave the cluster whole for the next test. A component the test started again
+		// (StartComponent, Outage) was made whole then: nothing more to do.
+		if c.component(context.Background(), dir, "status", name) == nil {
+			return
+		}
 		if err := c.component(context.Background(), dir, "start", name); err != nil {
 			t.Errorf("start %s again after the test: %v", name, err)
 			return
@@ -72,10 +76,16 @@ func (c *Cluster) StopComponent(t testing.TB, name string, kill bool) {
 // then makes the cluster whole (afterStart).
 func (c *Cluster) StartComponent(t testing.TB, name string) {
 	t.Helper()
+	c.startComponent(t, name)
+	c.afterStart(t, name)
+}
+
+// startComponent starts component name and waits until it is healthy; it fails t if it cannot.
+func (c *Cluster) startComponent(t testing.TB, name string) {
+	t.Helper()
 	if err := c.component(context.Background(), c.ClusterDir(t), "start", name); err != nil {
 		t.Fatal(err)
 	}
-	c.afterStart(t, name)
 }
 
 // afterStart makes the cluster whole after component name started again: after etcd it
@@ -115,9 +125,7 @@ func (c *Cluster) Outage(t testing.TB, name string, down time.Duration, kill boo
 	began := time.Now()
 	c.StopComponent(t, name, kill)
 	time.Sleep(down)
-	if err := c.component(context.Background(), c.ClusterDir(t), "start", name); err != nil {
-		t.Fatal(err)
-	}
+	c.startComponent(t, name)
 	unavailable := time.Since(began)
 	c.afterStart(t, name)
 	return unavailable

@@ -34,19 +34,17 @@ func (c *Cluster) Namespace(t testing.TB) string {
 			t.Logf("delete namespace %s: %v", name, err)
 		}
 	})
-	c.waitForServiceAccount(t, name)
+	if err := c.waitForServiceAccount(t.Context(), name, 30*time.Second); err != nil {
+		t.Fatalf("wait for serviceaccount %s/default (is the serviceaccount-controller running?): %v", name, err)
+	}
 	return name
 }
 
-// waitForServiceAccount waits for the serviceaccount controller to create "default" in ns:
-// until it exists, pod admission rejects every pod of the namespace.
-func (c *Cluster) waitForServiceAccount(t testing.TB, ns string) {
-	t.Helper()
-	err := poll(t.Context(), 50*time.Millisecond, 30*time.Second, func(ctx context.Context) (bool, error) {
+// waitForServiceAccount waits up to timeout for the serviceaccount controller to create
+// "default" in ns: until it exists, pod admission rejects every pod of the namespace.
+func (c *Cluster) waitForServiceAccount(ctx context.Context, ns string, timeout time.Duration) error {
+	return poll(ctx, 50*time.Millisecond, timeout, func(ctx context.Context) (bool, error) {
 		_, err := c.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	})
-	if err != nil {
-		t.Fatalf("wait for serviceaccount %s/default (is the serviceaccount-controller running?): %v", ns, err)
-	}
 }
