@@ -98,7 +98,7 @@ func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 		Short:                 "Show a Deployment's revisions, restarts, renumbered revisions and what cleanup deletes next",
 		Long:                  historyLong,
 		Example:               historyExample,
-		RunE:                  runE(f, o),
+		RunE:                  kindsRunE(f, streams, "history", runE(f, o)),
 	}
 	cmd.Flags().Int64Var(&o.Revision, "revision", 0, "Print the pod template of this revision.")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "Print a unified diff of two revisions' pod templates: --diff A B, or --diff alone for the previous revision against the current one. Uses KUBECTL_EXTERNAL_DIFF when set.")

@@ -85,7 +85,7 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		Short:                 "Roll a Deployment back after showing the outcome, the diff and the rollout that follows",
 		Long:                  undoLong,
 		Example:               undoExample,
-		RunE:                  runE(f, o),
+		RunE:                  kindsRunE(f, streams, "undo", runE(f, o)),
 	}
 	cmd.Flags().Int64Var(&o.ToRevision, "to-revision", 0, "The revision to roll back to. Default 0: the previous revision.")
 	cmd.Flags().BoolVar(&o.PatchOnly, "patch-only", false, "Print only kubectl's JSON patch and change nothing.")

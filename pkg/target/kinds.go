@@ -70,13 +70,14 @@ type KindArgs struct {
 
 // ParseKindArgs reads args in kubectl's resource forms when they name StatefulSets or
 // DaemonSets: "sts/NAME ...", "statefulsets.apps/NAME", "ds NAME NAME", a bare "sts" (for
-// -l, --all, -A). ok is false when no argument names one of the two kinds: the arguments are
-// then the Deployment selection's, untouched.
+// -l, --all, -A: bulk). ok is false when no argument names one of the two kinds: the
+// arguments are then the Deployment selection's, untouched. A lone bare type without bulk
+// stays a Deployment's name, as it always was ("history sts": the Deployment sts).
 //
 // Errors: Deployments and StatefulSets/DaemonSets in one run, TYPE followed by TYPE/NAME,
 // another type, more than one slash, an invalid name (DNS-1123 subdomain).
-func ParseKindArgs(args []string) (ka KindArgs, ok bool, err error) {
-	if !namesKind(args) {
+func ParseKindArgs(args []string, bulk bool) (ka KindArgs, ok bool, err error) {
+	if !namesKind(args) || len(args) == 1 && !bulk && !strings.Contains(args[0], "/") {
 		return KindArgs{}, false, nil
 	}
 	rest := args

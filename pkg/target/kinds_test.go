@@ -30,7 +30,7 @@ func TestParseKindArgs(t *testing.T) {
 		{args: []string{"sts/DB"}, ok: true, wantErr: `invalid StatefulSet name "DB"`},
 		{args: []string{"ds/"}, ok: true, wantErr: "a DaemonSet name is required"},
 	} {
-		got, ok, err := ParseKindArgs(c.args)
+		got, ok, err := ParseKindArgs(c.args, true)
 		if ok != c.ok || (err == nil) != (c.wantErr == "") || err != nil && !strings.Contains(err.Error(), c.wantErr) {
 			t.Errorf("%q: ok %v err %v; want ok %v err %q", c.args, ok, err, c.ok, c.wantErr)
 			continue
@@ -38,6 +38,10 @@ func TestParseKindArgs(t *testing.T) {
 		if err == nil && !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: %+v, want %+v", c.args, got, c.want)
 		}
+	}
+	// Without -l, --all or -A a lone "sts" is still the Deployment named sts.
+	if _, ok, _ := ParseKindArgs([]string{"sts"}, false); ok {
+		t.Error(`"sts" alone: taken as a kind`)
 	}
 	if KindStatefulSet.Name("db") != "statefulset.apps/db" || KindDaemonSet.Resource() != "daemonsets" {
 		t.Errorf("names: %s %s", KindStatefulSet.Name("db"), KindDaemonSet.Resource())

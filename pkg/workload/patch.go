@@ -99,11 +99,14 @@ func RevisionTemplate(w Workload, rev *appsv1.ControllerRevision) (*corev1.PodTe
 // set.CalculatePatch (the original encoded with scheme.DefaultJSONEncoder, the result with
 // the apps/v1 legacy codec, diffed by strategicpatch.CreateTwoWayMergePatch), v0.36.3.
 func RestartPatch(w Workload, now time.Time) ([]byte, error) {
-	before, err := runtime.Encode(scheme.DefaultJSONEncoder(), w.Object())
+	// kubectl's objects come from the resource builder, with apiVersion and kind set.
+	orig := w.Object().DeepCopyObject()
+	orig.GetObjectKind().SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind(string(w.Kind())))
+	before, err := runtime.Encode(scheme.DefaultJSONEncoder(), orig)
 	if err != nil {
 		return nil, err
 	}
-	obj := w.Object().DeepCopyObject()
+	obj := orig.DeepCopyObject()
 	after, _ := Of(obj)
 	t := after.Template()
 	if t.Annotations == nil {
