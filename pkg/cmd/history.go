@@ -38,7 +38,12 @@ var (
 		--revision N prints that revision's pod template as kubectl does; --diff prints a
 		unified diff of two revisions' templates (default: the previous revision against the
 		current one) with the program in KUBECTL_EXTERNAL_DIFF if it is set, as 'kubectl
-		diff' does.`)
+		diff' does.
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME, or the type with -l/--all) have their history
+		from their ControllerRevisions: the pods running each revision, the revision the template
+		is, and what revisionHistoryLimit deletes next
+		(docs/statefulsets-daemonsets.md).`)
 
 	historyExample = templates.Examples(`
 		# Every revision, with restarts, renumbered revisions and the cleanup forecast

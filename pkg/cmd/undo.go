@@ -36,7 +36,11 @@ var (
 		The patch is kubectl's JSON patch, byte for byte, preceded by a test of the previewed
 		metadata.resourceVersion: if the Deployment changed meanwhile nothing is written.
 		--patch-only prints kubectl's patch and changes nothing. The exit code of a dry run is
-		the one the real run would have (1 for refused and not found).`)
+		the one the real run would have (1 for refused and not found).
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME, or the type with -l/--all) are rolled back with kubectl's own
+		patch, the revision's data
+		(docs/statefulsets-daemonsets.md).`)
 
 	undoExample = templates.Examples(`
 		# What would 'kubectl rollout undo' do now? (nothing is changed)
