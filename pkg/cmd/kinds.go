@@ -184,6 +184,20 @@ func (o *KindsOptions) refs(ctx context.Context, client kubernetes.Interface) ([
 	return live.List(ctx, client, o.Args.Kind, ns, o.Selector)
 }
 
+// noun names the selection's kind in the plural ("StatefulSets"; "objects" for both kinds).
+func (o *KindsOptions) noun() string {
+	if o.Args.Kind != "" {
+		return string(o.Args.Kind) + "s"
+	}
+	kind := o.Args.Refs[0].Kind
+	for _, r := range o.Args.Refs {
+		if r.Kind != kind {
+			return "StatefulSets and DaemonSets"
+		}
+	}
+	return string(kind) + "s"
+}
+
 // several reports whether the selection is not one object named.
 func (o *KindsOptions) several() bool { return len(o.Args.Refs) != 1 }
 
@@ -201,7 +215,7 @@ func (o *KindsOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if (o.Verb == "undo" || o.Verb == "restart") && o.several() && o.DryRun == cmdutil.DryRunNone && !o.Yes && !o.Terminal() {
-		return fmt.Errorf("standard input is not a terminal, so %s cannot ask before changing several %ss: pass --yes to %s them without asking, or --dry-run=client to preview only", o.Verb, o.Args.Kind, o.Verb)
+		return fmt.Errorf("standard input is not a terminal, so %s cannot ask before changing several %s: pass --yes to %s them without asking, or --dry-run=client to preview only", o.Verb, o.noun(), o.Verb)
 	}
 	refs, err := o.refs(ctx, client)
 	if err != nil {

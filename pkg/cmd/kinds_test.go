@@ -212,7 +212,15 @@ func TestKindsSeveralNeedYes(t *testing.T) {
 	if err := o.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "pass --yes") || len(c.Actions()) != 0 {
 		t.Errorf("restart sts --all without a terminal: %v", err)
 	}
-	o, out, _ := kindsOptions("restart", c, "sts")
+	// Two named, one question on a terminal: "y" restarts both.
+	_, dsObjs := kindsFixture(t, target.KindDaemonSet)
+	c2 := fake.NewClientset(append(objs[:1:1], dsObjs[0])...)
+	o, out, errOut := kindsOptions("restart", c2, "sts/db", "ds/db")
+	o.Terminal, o.In = func() bool { return true }, strings.NewReader("y\n")
+	if err := o.Run(context.Background()); err != nil || len(patches(c2)) != 2 || !strings.Contains(errOut.String(), `restart 2 StatefulSets and DaemonSets in namespace "ns" as previewed above? [y/N]: `) {
+		t.Errorf("restart sts/db ds/db: %v %q %v", err, errOut, patches(c2))
+	}
+	o, out, _ = kindsOptions("restart", c, "sts")
 	o.All, o.Yes = true, true
 	if err := o.Run(context.Background()); err != nil || len(patches(c)) != 1 || !strings.Contains(out.String(), "statefulset.apps/db restarted") {
 		t.Errorf("restart sts --all --yes: %v %v", err, out)

@@ -150,7 +150,7 @@ func strategyWords(w workload.Workload) string {
 
 // confirm asks once on stderr before writing several objects; y or yes goes on.
 func (o *KindsOptions) confirm(n int, namespace string) bool {
-	fmt.Fprintf(o.ErrOut, "%s %d %ss in namespace %q as previewed above? [y/N]: ", o.Verb, n, o.Args.Kind, namespace)
+	fmt.Fprintf(o.ErrOut, "%s %d %s in namespace %q as previewed above? [y/N]: ", o.Verb, n, o.noun(), namespace)
 	line, _ := bufio.NewReader(o.In).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
