@@ -177,6 +177,15 @@ func TestKindsHistoryUndoRestart(t *testing.T) {
 				t.Errorf("after undo: revision 3 is %s (template revision %d), want %s reused", h.Revisions[1].ControllerRevision, *h.Workload.TemplateRevision, rev1)
 			}
 
+			// Back to the revision the template is: skipped, as kubectl skips it on the twin (the
+			// template patch of the live object equals the revision's data, byte for byte).
+			res = c.Plugin(t, "undo", ours, "-n", ns, "--to-revision", "3")
+			k = c.Kubectl(t, "-n", ns, "rollout", "undo", twin, "--to-revision", "3")
+			skipped := "skipped rollback (current template already matches revision 3)"
+			if res.ExitCode != 0 || !strings.Contains(res.Stdout, skipped) || !strings.Contains(k.Stdout, skipped) {
+				t.Errorf("undo --to-revision 3: exit %d %q; kubectl %q", res.ExitCode, res.Stdout, k.Stdout)
+			}
+
 			res = c.Plugin(t, "restart", ours, "-n", ns)
 			if res.ExitCode != 0 || !strings.Contains(res.Stdout, " restarted\n") {
 				t.Fatalf("restart: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
