@@ -64,7 +64,7 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 		Short:                 short,
 		Long:                  long,
 		Example:               example,
-		RunE:                  runE(f, o),
+		RunE:                  kindsRunE(f, o.IOStreams, string(o.Verb), runE(f, o)),
 	}
 	o.Writer.addFlags(cmd)
 	if o.Verb != rollout.VerbPause {

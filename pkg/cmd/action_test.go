@@ -156,8 +156,9 @@ func TestActionRefusals(t *testing.T) {
 func TestActionBadInput(t *testing.T) {
 	t.Run("not a Deployment", func(t *testing.T) {
 		for _, verb := range []string{"pause", "resume", "restart"} {
-			out, errOut, code := runRoot(t, "", verb, "daemonset/web")
-			if code != ExitError || errOut != "error: rollplan works on Deployments; got daemonsets\n" || out != "" {
+			// StatefulSets and DaemonSets have their own path (kinds.go); a ReplicaSet has none.
+			out, errOut, code := runRoot(t, "", verb, "replicaset/web")
+			if code != ExitError || errOut != "error: rollplan works on Deployments; got replicasets\n" || out != "" {
 				t.Errorf("%s: exit %d stdout %q stderr %q", verb, code, out, errOut)
 			}
 		}

@@ -38,7 +38,12 @@ var (
 		--revision N prints that revision's pod template as kubectl does; --diff prints a
 		unified diff of two revisions' templates (default: the previous revision against the
 		current one) with the program in KUBECTL_EXTERNAL_DIFF if it is set, as 'kubectl
-		diff' does.`)
+		diff' does.
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME, or the type with -l/--all) have their history
+		from their ControllerRevisions: the pods running each revision, the revision the template
+		is, and what revisionHistoryLimit deletes next
+		(docs/statefulsets-daemonsets.md).`)
 
 	historyExample = templates.Examples(`
 		# Every revision, with restarts, renumbered revisions and the cleanup forecast
@@ -98,7 +103,7 @@ func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 		Short:                 "Show a Deployment's revisions, restarts, renumbered revisions and what cleanup deletes next",
 		Long:                  historyLong,
 		Example:               historyExample,
-		RunE:                  runE(f, o),
+		RunE:                  kindsRunE(f, streams, "history", runE(f, o)),
 	}
 	cmd.Flags().Int64Var(&o.Revision, "revision", 0, "Print the pod template of this revision.")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "Print a unified diff of two revisions' pod templates: --diff A B, or --diff alone for the previous revision against the current one. Uses KUBECTL_EXTERNAL_DIFF when set.")

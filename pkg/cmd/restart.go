@@ -18,7 +18,10 @@ var (
 		time, which makes a new ReplicaSet. A paused Deployment is refused with kubectl's
 		message. The patch is kubectl's strategic merge patch, sent with the previewed
 		resourceVersion as a precondition: if the Deployment changed meanwhile nothing is
-		written.`)
+		written.
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME, or the type with -l/--all) get kubectl's restartedAt patch as well
+		(docs/statefulsets-daemonsets.md).`)
 
 	restartExample = templates.Examples(`
 		# How will the restart roll? (nothing is changed)

@@ -89,7 +89,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 		Short:                 "Show where a rollout in flight stands against its plan; --watch follows it",
 		Long:                  statusLong,
 		Example:               statusExample,
-		RunE:                  runE(f, o),
+		RunE:                  kindsRunE(f, streams, "status", runE(f, o)),
 	}
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "Follow the rollouts until they are complete or fail (redrawn in place on a terminal, a line per change otherwise).")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "With --watch, the length of time to wait before giving up (exit 5), zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")

@@ -36,7 +36,11 @@ var (
 		The patch is kubectl's JSON patch, byte for byte, preceded by a test of the previewed
 		metadata.resourceVersion: if the Deployment changed meanwhile nothing is written.
 		--patch-only prints kubectl's patch and changes nothing. The exit code of a dry run is
-		the one the real run would have (1 for refused and not found).`)
+		the one the real run would have (1 for refused and not found).
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME, or the type with -l/--all) are rolled back with kubectl's own
+		patch, the revision's data
+		(docs/statefulsets-daemonsets.md).`)
 
 	undoExample = templates.Examples(`
 		# What would 'kubectl rollout undo' do now? (nothing is changed)
@@ -85,7 +89,7 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		Short:                 "Roll a Deployment back after showing the outcome, the diff and the rollout that follows",
 		Long:                  undoLong,
 		Example:               undoExample,
-		RunE:                  runE(f, o),
+		RunE:                  kindsRunE(f, streams, "undo", runE(f, o)),
 	}
 	cmd.Flags().Int64Var(&o.ToRevision, "to-revision", 0, "The revision to roll back to. Default 0: the previous revision.")
 	cmd.Flags().BoolVar(&o.PatchOnly, "patch-only", false, "Print only kubectl's JSON patch and change nothing.")

@@ -147,8 +147,9 @@ func TestUndoBadInput(t *testing.T) {
 		}
 	})
 	t.Run("not a Deployment", func(t *testing.T) {
-		out, errOut, code := runRoot(t, "", "undo", "statefulset/web", "--to-revision", "2")
-		if code != ExitError || errOut != "error: rollplan works on Deployments; got statefulsets\n" || out != "" {
+		// StatefulSets and DaemonSets have their own path (kinds.go); a ReplicaSet has none.
+		out, errOut, code := runRoot(t, "", "undo", "replicaset/web", "--to-revision", "2")
+		if code != ExitError || errOut != "error: rollplan works on Deployments; got replicasets\n" || out != "" {
 			t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
 		}
 	})

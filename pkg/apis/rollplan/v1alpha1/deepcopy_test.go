@@ -23,6 +23,7 @@ var (
 		"RolloutPlan":     func() runtime.Object { return rolloutPlan("web") },
 		"RolloutPlanList": rolloutPlanList,
 		"RolloutHistory":  rolloutHistory,
+		"WorkloadHistory": workloadHistory,
 		"DriveStatus":     driveStatus,
 		"RolloutStatus":   func() runtime.Object { return rolloutStatus("web") },
 		"RolloutStatusList": func() runtime.Object {
@@ -88,6 +89,23 @@ func rolloutPlanList() runtime.Object {
 		TypeMeta: typeMeta("RolloutPlanList"),
 		ListMeta: metav1.ListMeta{ResourceVersion: "7", Continue: "next", RemainingItemCount: ptr.To[int64](3)},
 		Items:    []RolloutPlan{*rolloutPlan("web"), *rolloutPlan("api")},
+	}
+}
+
+func workloadHistory() runtime.Object {
+	return &WorkloadHistory{
+		TypeMeta: typeMeta("WorkloadHistory"),
+		Workload: HistoryWorkload{Kind: "StatefulSet", Namespace: "shop", Name: "db", UpdateStrategy: "RollingUpdate",
+			RevisionHistoryLimit: ptr.To[int32](2), TemplateRevision: ptr.To[int64](3), CurrentRevision: "db-1", UpdateRevision: "db-3"},
+		CleanupAtNextRollout: []int64{1},
+		Revisions: []WorkloadRevision{{
+			Revision: 3, ControllerRevision: "db-3", Hash: "3", Images: []string{"postgres:17"},
+			CreationTimestamp: metav1.NewTime(t0.Truncate(time.Second)), ChangeCause: "image", Pods: 2, ReadyPods: 1, InTemplate: true,
+			Template: &corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "db"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "postgres:17", Args: []string{"-c"}}}},
+			},
+		}},
 	}
 }
 

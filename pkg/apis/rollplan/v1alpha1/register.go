@@ -16,7 +16,7 @@ var (
 	// SchemeBuilder registers the kinds of this package.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds RolloutPlan, RolloutPlanList, RolloutHistory, DriveStatus,
-	// RolloutStatus and RolloutStatusList to a scheme.
+	// RolloutStatus, RolloutStatusList and WorkloadHistory to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -33,6 +33,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&DriveStatus{},
 		&RolloutStatus{},
 		&RolloutStatusList{},
+		&WorkloadHistory{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
