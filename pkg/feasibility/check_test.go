@@ -145,8 +145,8 @@ func TestQuota(t *testing.T) {
 		},
 		{
 			// A quota on limits.cpu and no limit anywhere: admission refuses every pod.
-			name: "limits.cpu quota without a limit is refused",
-			r:    rollout{surge: "1", unavailable: "0", cpu: "100m", replicas: 3},
+			name:    "limits.cpu quota without a limit is refused",
+			r:       rollout{surge: "1", unavailable: "0", cpu: "100m", replicas: 3},
 			cluster: quotaOnly([]corev1.LimitRange{}, quota("lim", list("limits.cpu", "10"), list())),
 			wantStall: &feasibility.Stall{Step: 1, Reason: feasibility.ReasonQuota, Objects: []string{"resourcequota/lim"},
 				Message: "1 pod(s) of replicaset/web-" + newHash(t, rollout{surge: "1", unavailable: "0", cpu: "100m", replicas: 3}) +

@@ -46,9 +46,9 @@ type Cluster struct {
 	Nodes          []corev1.Node
 	// Pods are every pod of the cluster (capacity: what each node has bound) or at least of
 	// the namespace (quota: which of the Deployment's pods exist, and where).
-	Pods                      []corev1.Pod
-	PodDisruptionBudgets      []policyv1.PodDisruptionBudget
-	HorizontalPodAutoscalers  []autoscalingv2.HorizontalPodAutoscaler
+	Pods                                                                       []corev1.Pod
+	PodDisruptionBudgets                                                       []policyv1.PodDisruptionBudget
+	HorizontalPodAutoscalers                                                   []autoscalingv2.HorizontalPodAutoscaler
 	QuotaReason, LimitRangeReason, NodeReason, PodReason, PDBReason, HPAReason string
 }
 
