@@ -314,3 +314,30 @@ func selectorMatch(sel corev1.ScopedResourceSelectorRequirement, pod *corev1.Pod
 }
 
 func slicesSort(names []corev1.ResourceName) { slices.Sort(names) }
+
+// QuotaApplies says whether quota admission charges pod (defaulted) to q: q's scopes match
+// the pod and q limits a resource of pods. modelled is false for a scope the check does not
+// model (CrossNamespacePodAffinity, VolumeAttributesClass).
+//
+// Mirrors podEvaluator.Matches (generic.Matches), pkg/quota/v1/evaluator/core, v1.36.3.
+func QuotaApplies(q *corev1.ResourceQuota, pod *corev1.Pod) (applies, modelled bool) {
+	m, ok := scopeMatch(q, pod)
+	if !ok {
+		return false, false
+	}
+	return m && tracksAny(quotaHard(q)), true
+}
+
+// QuotaConstraint is the admission's refusal of pod by q for a container that does not state
+// cpu or memory while q limits it ("must specify limits.cpu for: app"), or "".
+//
+// Mirrors podEvaluator.Constraints, pkg/quota/v1/evaluator/core, v1.36.3.
+func QuotaConstraint(q *corev1.ResourceQuota, pod *corev1.Pod) string {
+	var tracked []corev1.ResourceName
+	for n := range quotaHard(q) {
+		if quotaTracks(n) {
+			tracked = append(tracked, n)
+		}
+	}
+	return missingRequired(pod, tracked)
+}

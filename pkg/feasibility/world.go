@@ -82,7 +82,7 @@ func newWorld(names []string, templates map[string]*corev1.Pod, existing map[str
 		if rs.template != nil {
 			rs.charge = Charge(rs.template)
 			for _, q := range w.quotas {
-				if m, _ := scopeMatch(q.q, rs.template); m && tracksAny(q.hard) {
+				if applies, _ := QuotaApplies(q.q, rs.template); applies {
 					rs.quotas = append(rs.quotas, q)
 				}
 			}
@@ -195,13 +195,7 @@ func (w *world) schedule(p *podState) {
 // It returns the admission's message and the quota's object name, or "" when admitted.
 func (w *world) admit(rs *rsState) (msg, object string) {
 	for _, q := range rs.quotas {
-		var tracked []corev1.ResourceName
-		for n := range q.hard {
-			if quotaTracks(n) {
-				tracked = append(tracked, n)
-			}
-		}
-		if m := missingRequired(rs.template, tracked); m != "" {
+		if m := QuotaConstraint(q.q, rs.template); m != "" {
 			return fmt.Sprintf("failed quota: %s: %s", q.q.Name, m), "resourcequota/" + q.q.Name
 		}
 	}
