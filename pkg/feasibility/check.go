@@ -110,6 +110,11 @@ func (r *Result) quotaInputs(c Cluster, templates map[string]*corev1.Pod) []core
 		}
 		quotas = append(quotas, q)
 	}
+	for _, rs := range sortedKeys(templates) {
+		if rc := templates[rs].Spec.RuntimeClassName; rc != nil && *rc != "" {
+			r.unchecked(CheckQuota, "pods of replicaset/%s: the overhead of runtime class %q is not read (charged without it)", rs, *rc)
+		}
+	}
 	for _, lr := range c.LimitRanges {
 		for _, item := range lr.Spec.Limits {
 			if len(item.Min) > 0 || len(item.Max) > 0 || len(item.MaxLimitRequestRatio) > 0 {
@@ -253,4 +258,13 @@ func stallOf(step int, sfs []shortfall) *Stall {
 	}
 	s.Message = strings.Join(msgs, "; ")
 	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -406,3 +406,23 @@ func TestQuotaReplan(t *testing.T) {
 		t.Errorf("Outcome = %s, want Complete", res.Plan.Outcome)
 	}
 }
+
+func TestQuotaRuntimeClassUnchecked(t *testing.T) {
+	r := rollout{surge: "1", unavailable: "0", cpu: "100m", replicas: 3}
+	in := r.input(quotaOnly([]corev1.LimitRange{}, quota("compute", list("pods", "10"), list("pods", "3"))))
+	in.Plan.Deployment.Spec.Template.Spec.RuntimeClassName = ptr.To("kata")
+	res := check(t, in)
+	want := []feasibility.Unchecked{{Check: "quota", Reason: `pods of replicaset/web-` + newHashOf(t, in) + `: the overhead of runtime class "kata" is not read (charged without it)`},
+		{Check: "capacity", Reason: "nodes not read"}, {Check: "pdb", Reason: "poddisruptionbudgets not read"}, {Check: "hpa", Reason: "horizontalpodautoscalers not read"}}
+	if diff := cmp.Diff(want, res.Unchecked); diff != "" {
+		t.Errorf("Unchecked (-want +got):\n%s", diff)
+	}
+}
+
+func newHashOf(t *testing.T, in feasibility.Input) string {
+	p, err := planner.Simulate(in.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.NewReplicaSet.PodTemplateHash
+}
