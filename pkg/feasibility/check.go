@@ -204,7 +204,7 @@ func (r *Result) replay(in Input, base *planner.Plan, templates map[string]*core
 			}
 		}
 	}
-	if !timed && (p.Outcome != base.Outcome || len(p.Steps) != len(base.Steps)) {
+	if !timed && !samePlan(p, base) {
 		r.Plan = p
 	}
 	return nil
@@ -267,4 +267,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// samePlan: same outcome and the same writes.
+func samePlan(a, b *planner.Plan) bool {
+	if a.Outcome != b.Outcome || len(a.Steps) != len(b.Steps) {
+		return false
+	}
+	for i := range a.Steps {
+		if !slices.Equal(a.Steps[i].Replicas, b.Steps[i].Replicas) {
+			return false
+		}
+	}
+	return true
 }
