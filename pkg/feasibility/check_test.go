@@ -426,3 +426,21 @@ func newHashOf(t *testing.T, in feasibility.Input) string {
 	}
 	return p.NewReplicaSet.PodTemplateHash
 }
+
+func TestParseChecks(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":               feasibility.AllChecks,
+		"all":            feasibility.AllChecks,
+		"none":           {},
+		"quota,capacity": {"quota", "capacity"},
+		"hpa, pdb,hpa":   {"hpa", "pdb"},
+	} {
+		got, err := feasibility.ParseChecks(in)
+		if err != nil || !cmp.Equal(want, got) {
+			t.Errorf("ParseChecks(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := feasibility.ParseChecks("quota,disk"); err == nil || !strings.Contains(err.Error(), `unknown check "disk"`) {
+		t.Errorf("ParseChecks(quota,disk): %v", err)
+	}
+}

@@ -1,6 +1,10 @@
 package feasibility
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -108,4 +112,27 @@ type Finding struct {
 	Message  string `json:"message"`
 	// Object names the object ("resourcequota/compute", "poddisruptionbudget/web").
 	Object string `json:"object,omitempty"`
+}
+
+// ParseChecks parses the value of --checks: a comma-separated list of quota, capacity, pdb
+// and hpa, "all" (AllChecks) or "none" (an empty, non-nil list). Unknown names are an error
+// naming the valid ones.
+func ParseChecks(s string) ([]string, error) {
+	switch strings.TrimSpace(s) {
+	case "", "all":
+		return slices.Clone(AllChecks), nil
+	case "none":
+		return []string{}, nil
+	}
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(AllChecks, name) {
+			return nil, fmt.Errorf("--checks: unknown check %q: use a comma-separated list of quota, capacity, pdb, hpa, or all, or none", name)
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }
