@@ -26,6 +26,7 @@ type rollout struct {
 	surge, unavailable string
 	cpu                string
 	replicas           int32
+	recreate           bool
 }
 
 func (r rollout) objects() (*appsv1.Deployment, *appsv1.ReplicaSet) {
@@ -33,7 +34,13 @@ func (r rollout) objects() (*appsv1.Deployment, *appsv1.ReplicaSet) {
 	if r.cpu != "" {
 		c.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(r.cpu)}
 	}
-	d := testutil.Deployment("web").Replicas(r.replicas).Containers(c).MaxSurge(r.surge).MaxUnavailable(r.unavailable).Build()
+	b := testutil.Deployment("web").Replicas(r.replicas).Containers(c)
+	if r.recreate {
+		b = b.Strategy(testutil.Recreate())
+	} else {
+		b = b.MaxSurge(r.surge).MaxUnavailable(r.unavailable)
+	}
+	d := b.Build()
 	old := testutil.ReplicaSetFor(d).Image("nginx:1.18").Revision(1).Created(1).Build()
 	old.UID = testutil.UIDFor("ReplicaSet", old.Name)
 	return d, old
@@ -341,6 +348,12 @@ func TestPDB(t *testing.T) {
 			"maxUnavailable 2 takes down up to 2 pods at once; poddisruptionbudget/web allows 1 (minAvailable 3 of 4)"},
 		// maxUnavailable 10% of 4 rounds up to 1; 25% of 4 is 1: within.
 		{"within budget", rollout{surge: "1", unavailable: "25%", cpu: "1", replicas: 4}, pdb(nil, ptr.To(intstr.FromString("10%"))), ""},
+		{"Recreate against a percentage", rollout{cpu: "1", replicas: 4, recreate: true}, func() policyv1.PodDisruptionBudget {
+			p := pdb(ptr.To(intstr.FromString("50%")), nil)
+			p.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: 2}
+			return p
+		}(), "Recreate takes down up to 4 pods at once; poddisruptionbudget/web allows 2 (minAvailable 50% of 4, 2 now (status.disruptionsAllowed))"},
+		{"maxUnavailable 0 within any budget", rollout{surge: "1", unavailable: "0", cpu: "1", replicas: 4}, pdb(ptr.To(intstr.FromInt32(4)), nil), ""},
 		{"maxUnavailable 50% against maxUnavailable 1", rollout{surge: "0", unavailable: "50%", cpu: "1", replicas: 4}, pdb(nil, ptr.To(intstr.FromInt32(1))),
 			"maxUnavailable 50% takes down up to 2 pods at once; poddisruptionbudget/web allows 1 (maxUnavailable 1 of 4)"},
 	}

@@ -41,10 +41,14 @@ func (r *Result) checkPDBs(d *appsv1.Deployment, p *planner.Plan, c Cluster) {
 			continue
 		}
 		if disrupt > allowed {
+			now := ""
+			if pdb.Status.ObservedGeneration > 0 {
+				now = fmt.Sprintf(", %d now (status.disruptionsAllowed)", pdb.Status.DisruptionsAllowed)
+			}
 			r.Findings = append(r.Findings, Finding{
 				Check: CheckPDB, Severity: SeverityWarning, Object: "poddisruptionbudget/" + pdb.Name,
-				Message: fmt.Sprintf("%s takes down up to %d pods at once; poddisruptionbudget/%s allows %d (%s of %d); a rolling update does not use evictions, and node drains are blocked meanwhile",
-					how, disrupt, pdb.Name, allowed, budget, p.Replicas),
+				Message: fmt.Sprintf("%s takes down up to %d pods at once; poddisruptionbudget/%s allows %d (%s of %d%s); a rolling update does not use evictions, and node drains are blocked meanwhile",
+					how, disrupt, pdb.Name, allowed, budget, p.Replicas, now),
 			})
 		}
 	}
