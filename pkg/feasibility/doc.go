@@ -28,5 +28,7 @@
 // CrossNamespacePodAffinity and VolumeAttributesClass, quotas on other resources of the pod
 // (they are charged at pod level only as listed), inter-pod affinity, topology spread,
 // volumes and DRA claims, and LimitRange min/max validation. The scale-down order of the
-// ReplicaSet controller is approximated (Pending pods first, then the latest placed).
+// ReplicaSet controller is approximated (Pending pods first, then the latest placed), and so
+// is placement (the node with the most room, as NodeResourcesFit's LeastAllocated score; the
+// scheduler's other scores are left out).
 package feasibility

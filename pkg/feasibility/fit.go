@@ -234,3 +234,26 @@ func unmodelled(pod *corev1.Pod) []string {
 	}
 	return out
 }
+
+// leastAllocatedScore mirrors the LeastAllocated strategy of NodeResourcesFit's score
+// (noderesources/least_allocated.go): per resource (cpu, memory, weight 1 each),
+// (allocatable - requested) * 100 / allocatable after placing pod, averaged.
+func (n *NodeState) leastAllocatedScore(pod *corev1.Pod) int64 {
+	req := podRequests(pod)
+	var sum, weights int64
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		alloc := n.Node.Status.Allocatable[name]
+		used := n.Requested[name]
+		r := req[name]
+		a, u := alloc.Value(), used.Value()+r.Value()
+		if name == corev1.ResourceCPU {
+			a, u = alloc.MilliValue(), used.MilliValue()+r.MilliValue()
+		}
+		weights++
+		if a == 0 || u > a {
+			continue
+		}
+		sum += (a - u) * 100 / a
+	}
+	return sum / weights
+}

@@ -110,8 +110,8 @@ func isTerminal(p *corev1.Pod) bool {
 
 // reconcile brings every ReplicaSet to replicas (indexed like w.rss): scale-downs first
 // (Pending pods first, then the newest), then Pending pods are scheduled where they now fit,
-// then scale-ups create pods one by one while quota admits them, each scheduled on the first
-// node (by name) that fits. It returns what each ReplicaSet has placed (running) now.
+// then scale-ups create pods one by one while quota admits them, each scheduled on the node
+// that fits with the most room (schedule). It returns what each ReplicaSet has placed (running) now.
 //
 // Mirrors, in outline, ReplicaSetController.manageReplicas (pkg/controller/replicaset): a
 // refused create is retried at the controller's next sync, which the next reconcile is.
@@ -179,14 +179,24 @@ func (w *world) deletePod(rs *rsState) {
 	}
 }
 
-// schedule binds p to the first node that fits it, if any and capacity is checked.
+// schedule binds p, if capacity is checked, to the node that fits it with the most room left
+// (NodeResourcesFit's default LeastAllocated score on cpu and memory; ties by name). The
+// real scheduler adds other scores (balanced allocation, spreading); placement is an
+// approximation, fit is not.
 func (w *world) schedule(p *podState) {
+	var best *NodeState
+	bestScore := int64(-1)
 	for _, n := range w.nodes {
-		if ok, _ := n.Fit(p.pod); ok {
-			n.AddPod(p.pod)
-			p.node = n
-			return
+		if ok, _ := n.Fit(p.pod); !ok {
+			continue
 		}
+		if s := n.leastAllocatedScore(p.pod); s > bestScore {
+			best, bestScore = n, s
+		}
+	}
+	if best != nil {
+		best.AddPod(p.pod)
+		p.node = best
 	}
 }
 
