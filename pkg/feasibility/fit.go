@@ -18,14 +18,15 @@ type NodeState struct {
 	Node      *corev1.Node
 	Requested corev1.ResourceList
 	Pods      int
-	// ports holds the used host ports, "ip/protocol/port" (ip 0.0.0.0 for all addresses).
-	ports map[string]bool
+	// ports counts the bound pods using each host port, "ip/protocol/port" (ip 0.0.0.0 for
+	// all addresses).
+	ports map[string]int
 }
 
 // NewNodeState returns the state of node with pods bound to it (pods whose spec.nodeName
 // is the node's and that are not terminal).
 func NewNodeState(node *corev1.Node) *NodeState {
-	return &NodeState{Node: node, Requested: corev1.ResourceList{}, ports: map[string]bool{}}
+	return &NodeState{Node: node, Requested: corev1.ResourceList{}, ports: map[string]int{}}
 }
 
 // podRequests is what NodeResourcesFit counts for pod (computePodResourceRequest and the
@@ -52,7 +53,7 @@ func (n *NodeState) add(pod *corev1.Pod, sign int) {
 		n.Requested[name] = cur
 	}
 	for _, p := range hostPorts(pod) {
-		n.ports[portKey(p.HostIP, string(p.Protocol), p.HostPort)] = sign > 0
+		n.ports[portKey(p.HostIP, string(p.Protocol), p.HostPort)] += sign
 	}
 }
 
@@ -96,13 +97,13 @@ func (n *NodeState) portConflict(p corev1.ContainerPort) bool {
 	if ip == "" || ip == "0.0.0.0" {
 		suffix := "/" + strings.TrimPrefix(portKey("", proto, p.HostPort), "0.0.0.0/")
 		for k, used := range n.ports {
-			if used && strings.HasSuffix(k, suffix) {
+			if used > 0 && strings.HasSuffix(k, suffix) {
 				return true
 			}
 		}
 		return false
 	}
-	return n.ports[portKey("", proto, p.HostPort)] || n.ports[portKey(ip, proto, p.HostPort)]
+	return n.ports[portKey("", proto, p.HostPort)] > 0 || n.ports[portKey(ip, proto, p.HostPort)] > 0
 }
 
 // Fit says whether pod fits node n as kube-scheduler v1.36.3's filters NodeName,

@@ -105,9 +105,20 @@ func TestSchedulerFilters(t *testing.T) {
 		ni.SetNode(node)
 		want := upstreamFits(plugins, pod, ni)
 
+		// Ours also binds pods that then leave (deleted by a scale-down): the node must be
+		// as if they had never been there.
 		ours := feasibility.NewNodeState(node)
+		var gone []*corev1.Pod
+		for range rng.Intn(3) {
+			p := randomPod(rng, false)
+			gone = append(gone, p)
+			ours.AddPod(p)
+		}
 		for _, p := range bound {
 			ours.AddPod(p)
+		}
+		for _, p := range gone {
+			ours.RemovePod(p)
 		}
 		got, reason := ours.Fit(pod)
 		cases++
