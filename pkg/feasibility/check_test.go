@@ -119,7 +119,7 @@ func TestQuota(t *testing.T) {
 			r:    rollout{surge: "1", unavailable: "0", cpu: "100m", replicas: 3}, cluster: quotaOnly([]corev1.LimitRange{}, pods3),
 			wantStall: &feasibility.Stall{Step: 1, Reason: feasibility.ReasonQuota, Objects: []string{"resourcequota/compute"},
 				Message: "1 pod(s) of replicaset/web-" + newHash(t, rollout{surge: "1", unavailable: "0", cpu: "100m", replicas: 3}) +
-					" refused: exceeded quota: compute, pods: requested 1, used 3, limited 3"},
+					" refused: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3"},
 			wantFinds: 1, wantReplan: true,
 		},
 		{
@@ -140,7 +140,7 @@ func TestQuota(t *testing.T) {
 				quota("cpu", list("requests.cpu", "1800m"), list("requests.cpu", "1500m"))),
 			wantStall: &feasibility.Stall{Step: 1, Reason: feasibility.ReasonQuota, Objects: []string{"resourcequota/cpu"},
 				Message: "1 pod(s) of replicaset/web-" + newHash(t, rollout{surge: "1", unavailable: "0", replicas: 3}) +
-					" refused: exceeded quota: cpu, requests.cpu: requested 500m, used 1500m, limited 1800m"},
+					" refused: exceeded quota: cpu, requested: requests.cpu=500m, used: requests.cpu=1500m, limited: requests.cpu=1800m"},
 			wantFinds: 1, wantReplan: true,
 		},
 		{
@@ -230,7 +230,7 @@ func TestQuotaStepFindings(t *testing.T) {
 	rs := "replicaset/web-" + newHash(t, r)
 	refused := func(step int, have, want string) feasibility.Finding {
 		return feasibility.Finding{Check: feasibility.CheckQuota, Step: step, Severity: feasibility.SeverityWarning, Object: "resourcequota/compute",
-			Message: rs + ": " + have + " of " + want + " pods created, 1 refused: exceeded quota: compute, pods: requested 1, used 3, limited 3"}
+			Message: rs + ": " + have + " of " + want + " pods created, 1 refused: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3"}
 	}
 	want := []feasibility.Finding{refused(1, "0", "1"), refused(3, "1", "2"), refused(5, "2", "3")}
 	if diff := cmp.Diff(want, res.Findings); diff != "" {

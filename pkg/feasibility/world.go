@@ -200,31 +200,61 @@ func (w *world) schedule(p *podState) {
 	}
 }
 
-// admit mirrors the quota admission's checkRequest for one new pod of rs: the constraint on
-// cpu and memory, then used + charge <= hard for every resource the quota and the pod share.
-// It returns the admission's message and the quota's object name, or "" when admitted.
+// admit is AdmitPod for one new pod of rs against the quotas that apply to it, with the
+// usage the replay has reached; it returns the quota's object name too.
 func (w *world) admit(rs *rsState) (msg, object string) {
-	for _, q := range rs.quotas {
-		if m := QuotaConstraint(q.q, rs.template); m != "" {
+	return admitCharge(rs.quotas, rs.template, rs.charge)
+}
+
+// AdmitPod is quota admission's decision on creating pod (defaulted, see PodFromTemplate) in
+// a namespace with quotas (their status.hard and status.used): "" when admitted, else the
+// admission's message ("exceeded quota: compute, requested: pods=1, used: pods=3, limited:
+// pods=3", "failed quota: compute: must specify limits.cpu for: app"). Quotas of a scope not
+// modelled are skipped.
+//
+// Mirrors CheckRequest, k8s.io/apiserver/pkg/admission/plugin/resourcequota, v0.36.3, for a
+// create with no limited resources configured.
+func AdmitPod(quotas []corev1.ResourceQuota, pod *corev1.Pod) string {
+	var qs []*quotaState
+	for i := range quotas {
+		q := &quotas[i]
+		if applies, _ := QuotaApplies(q, pod); applies {
+			qs = append(qs, &quotaState{q: q, hard: quotaHard(q), used: q.Status.Used})
+		}
+	}
+	msg, _ := admitCharge(qs, pod, Charge(pod))
+	return msg
+}
+
+// admitCharge checks the cpu/memory constraint of every quota, then, quota by quota, that
+// used + charge stays within hard for every non-zero charge the quota limits.
+func admitCharge(qs []*quotaState, pod *corev1.Pod, charge corev1.ResourceList) (msg, object string) {
+	for _, q := range qs {
+		if m := QuotaConstraint(q.q, pod); m != "" {
 			return fmt.Sprintf("failed quota: %s: %s", q.q.Name, m), "resourcequota/" + q.q.Name
 		}
 	}
-	for _, q := range rs.quotas {
-		var over []string
+	for _, q := range qs {
+		var requested, used, hard []string
 		for _, n := range sortedNames(q.hard) {
-			c, ok := rs.charge[n]
-			if !ok {
+			c, ok := charge[n]
+			if !ok || c.IsZero() {
 				continue
 			}
-			used := q.used[n]
-			sum := used.DeepCopy()
+			u := q.used[n]
+			sum := u.DeepCopy()
 			sum.Add(c)
-			if hard := q.hard[n]; sum.Cmp(hard) > 0 {
-				over = append(over, fmt.Sprintf("%s: requested %s, used %s, limited %s", n, c.String(), used.String(), hard.String()))
+			if h := q.hard[n]; sum.Cmp(h) > 0 {
+				requested = append(requested, fmt.Sprintf("%s=%s", n, c.String()))
+				if _, ok := q.used[n]; ok {
+					used = append(used, fmt.Sprintf("%s=%s", n, u.String()))
+				}
+				hard = append(hard, fmt.Sprintf("%s=%s", n, h.String()))
 			}
 		}
-		if len(over) > 0 {
-			return fmt.Sprintf("exceeded quota: %s, %s", q.q.Name, strings.Join(over, "; ")), "resourcequota/" + q.q.Name
+		if len(requested) > 0 {
+			return fmt.Sprintf("exceeded quota: %s, requested: %s, used: %s, limited: %s", q.q.Name,
+				strings.Join(requested, ","), strings.Join(used, ","), strings.Join(hard, ",")), "resourcequota/" + q.q.Name
 		}
 	}
 	return "", ""

@@ -18,10 +18,10 @@ func stalled() *feasibility.Result {
 		Checked:   []string{"quota", "pdb", "hpa"},
 		Unchecked: []feasibility.Unchecked{{Check: "capacity", Reason: "forbidden to list nodes"}},
 		Stall: &feasibility.Stall{Step: 1, Reason: "Quota", Objects: []string{"resourcequota/compute"},
-			Message: "1 pod(s) of replicaset/web-5d4f8b9c7 refused: exceeded quota: compute, pods: requested 1, used 3, limited 3"},
+			Message: "1 pod(s) of replicaset/web-5d4f8b9c7 refused: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3"},
 		Findings: []feasibility.Finding{
 			{Check: "pdb", Severity: "Warning", Object: "poddisruptionbudget/web", Message: "maxUnavailable 2 takes down up to 2 pods at once; poddisruptionbudget/web allows 1 (minAvailable 3 of 4)"},
-			{Check: "quota", Step: 1, Severity: "Stall", Object: "resourcequota/compute", Message: "replicaset/web-5d4f8b9c7: 0 of 1 pods created, 1 refused: exceeded quota: compute, pods: requested 1, used 3, limited 3"},
+			{Check: "quota", Step: 1, Severity: "Stall", Object: "resourcequota/compute", Message: "replicaset/web-5d4f8b9c7: 0 of 1 pods created, 1 refused: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3"},
 		},
 	}
 }
@@ -53,9 +53,9 @@ func TestPlanFeasibilityJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"checked":["quota","pdb","hpa"],"unchecked":[{"check":"capacity","reason":"forbidden to list nodes"}],` +
-		`"stall":{"step":1,"reason":"Quota","message":"1 pod(s) of replicaset/web-5d4f8b9c7 refused: exceeded quota: compute, pods: requested 1, used 3, limited 3","objects":["resourcequota/compute"]},` +
+		`"stall":{"step":1,"reason":"Quota","message":"1 pod(s) of replicaset/web-5d4f8b9c7 refused: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3","objects":["resourcequota/compute"]},` +
 		`"findings":[{"check":"pdb","step":0,"severity":"Warning","message":"maxUnavailable 2 takes down up to 2 pods at once; poddisruptionbudget/web allows 1 (minAvailable 3 of 4)","object":"poddisruptionbudget/web"},` +
-		`{"check":"quota","step":1,"severity":"Stall","message":"replicaset/web-5d4f8b9c7: 0 of 1 pods created, 1 refused: exceeded quota: compute, pods: requested 1, used 3, limited 3","object":"resourcequota/compute"}]}`
+		`{"check":"quota","step":1,"severity":"Stall","message":"replicaset/web-5d4f8b9c7: 0 of 1 pods created, 1 refused: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3","object":"resourcequota/compute"}]}`
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}

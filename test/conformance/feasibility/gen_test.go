@@ -16,12 +16,13 @@ func pick[T any](rng *rand.Rand, vs ...T) T { return vs[rng.Intn(len(vs))] }
 func chance(rng *rand.Rand, p float64) bool { return rng.Float64() < p }
 
 var (
-	cpus     = []string{"0", "100m", "250m", "500m", "1", "1500m", "2", "4"}
-	mems     = []string{"0", "64Mi", "128Mi", "512Mi", "1Gi", "2Gi", "4Gi"}
-	storages = []string{"0", "1Gi", "5Gi", "10Gi"}
-	hugePage = corev1.ResourceName("hugepages-2Mi")
-	labelSet = map[string][]string{"zone": {"a", "b", "c"}, "pool": {"x", "y"}, "size": {"1", "5", "10"}}
-	taints   = []corev1.Taint{
+	cpus      = []string{"0", "100m", "250m", "500m", "1", "1500m", "2", "4"}
+	mems      = []string{"0", "64Mi", "128Mi", "512Mi", "1Gi", "2Gi", "4Gi"}
+	storages  = []string{"0", "1Gi", "5Gi", "10Gi"}
+	hugePage  = corev1.ResourceName("hugepages-2Mi")
+	labelKeys = []string{"zone", "pool", "size"} // labelSet's keys, in a fixed order (seeded runs repeat)
+	labelSet  = map[string][]string{"zone": {"a", "b", "c"}, "pool": {"x", "y"}, "size": {"1", "5", "10"}}
+	taints    = []corev1.Taint{
 		{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule},
 		{Key: "gpu", Effect: corev1.TaintEffectNoExecute},
 		{Key: "soft", Value: "x", Effect: corev1.TaintEffectPreferNoSchedule},
@@ -53,9 +54,9 @@ func randomList(rng *rand.Rand, p float64) corev1.ResourceList {
 // randomNode has random allocatable, labels, taints and unschedulable.
 func randomNode(rng *rand.Rand, i int) *corev1.Node {
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i%7), Labels: map[string]string{}}}
-	for k, vs := range labelSet {
+	for _, k := range labelKeys {
 		if chance(rng, 0.7) {
-			n.Labels[k] = pick(rng, vs...)
+			n.Labels[k] = pick(rng, labelSet[k]...)
 		}
 	}
 	alloc := corev1.ResourceList{
@@ -132,9 +133,9 @@ func randomPodSpec(rng *rand.Rand, placing bool) corev1.PodSpec {
 	}
 	if chance(rng, 0.2) {
 		s.NodeSelector = map[string]string{}
-		for k, vs := range labelSet {
+		for _, k := range labelKeys {
 			if chance(rng, 0.4) {
-				s.NodeSelector[k] = pick(rng, vs...)
+				s.NodeSelector[k] = pick(rng, labelSet[k]...)
 			}
 		}
 	}
