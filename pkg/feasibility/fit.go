@@ -106,20 +106,20 @@ func (n *NodeState) portConflict(p corev1.ContainerPort) bool {
 	return n.ports[portKey("", proto, p.HostPort)] > 0 || n.ports[portKey(ip, proto, p.HostPort)] > 0
 }
 
-// Fit says whether pod fits node n as kube-scheduler v1.36.3's filters NodeName,
-// NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts and NodeResourcesFit decide
-// (default feature gates, no ignored extended resources); reason is the first failing
-// filter's message, as the scheduler words it ("Insufficient cpu", "node(s) had
-// untolerated taint(s)").
+// Fit says whether pod fits node n as kube-scheduler v1.36.3's filters NodeUnschedulable,
+// NodeName, TaintToleration, NodeAffinity, NodePorts and NodeResourcesFit decide (default
+// feature gates, no ignored extended resources); reason is the first failing filter's
+// message in the default profile's order, as the scheduler words it ("Insufficient cpu",
+// "node(s) had untolerated taint(s)"; NodeResourcesFit's reasons joined by ", ").
 func (n *NodeState) Fit(pod *corev1.Pod) (ok bool, reason string) {
 	node := n.Node
-	if pod.Spec.NodeName != "" && pod.Spec.NodeName != node.Name {
-		return false, "node(s) didn't match the requested node name"
-	}
 	logger := klog.Background()
 	if node.Spec.Unschedulable && !schedcorev1.TolerationsTolerateTaint(logger, pod.Spec.Tolerations,
 		&corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}, false) {
 		return false, "node(s) were unschedulable"
+	}
+	if pod.Spec.NodeName != "" && pod.Spec.NodeName != node.Name {
+		return false, "node(s) didn't match the requested node name"
 	}
 	if _, bad := schedcorev1.FindMatchingUntoleratedTaint(logger, node.Spec.Taints, pod.Spec.Tolerations, func(t *corev1.Taint) bool {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
