@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,7 +37,8 @@ var (
 
 // ---- scheduler filters ----
 
-// filters are kube-scheduler's filter plugins, built as the default profile builds them
+// filters are kube-scheduler's filter plugins, in the default profile's order
+// (pkg/scheduler/apis/config/v1/default_plugins.go), built as the default profile builds them
 // (feature gates at their v1.36.3 defaults, except DRAExtendedResource: the random pods ask
 // for no extended resource, and the plugin would need a DRA manager).
 func filters(t *testing.T) []fwk.FilterPlugin {
@@ -47,8 +49,8 @@ func filters(t *testing.T) []fwk.FilterPlugin {
 		Resources: []config.ResourceSpec{{Name: "cpu", Weight: 1}, {Name: "memory", Weight: 1}}}}
 	var out []fwk.FilterPlugin
 	for _, mk := range []func() (fwk.Plugin, error){
-		func() (fwk.Plugin, error) { return nodename.New(ctx, nil, nil, fts) },
 		func() (fwk.Plugin, error) { return nodeunschedulable.New(ctx, nil, nil, fts) },
+		func() (fwk.Plugin, error) { return nodename.New(ctx, nil, nil, fts) },
 		func() (fwk.Plugin, error) { return tainttoleration.New(ctx, nil, nil, fts) },
 		func() (fwk.Plugin, error) { return nodeaffinity.New(ctx, &config.NodeAffinityArgs{}, nil, fts) },
 		func() (fwk.Plugin, error) { return nodeports.New(ctx, nil, nil, fts) },
@@ -63,29 +65,38 @@ func filters(t *testing.T) []fwk.FilterPlugin {
 	return out
 }
 
-// upstreamFits runs the filters as the framework does: PreFilter (Skip skips the plugin's
-// Filter; a PreFilterResult limits the nodes), then Filter.
-func upstreamFits(plugins []fwk.FilterPlugin, pod *corev1.Pod, ni *framework.NodeInfo) bool {
+// upstreamFits runs the filters as the framework does: every PreFilter first (Skip skips
+// that plugin's Filter; a PreFilterResult limits the nodes), then the Filters in order,
+// stopping at the first failure. reason is the failing Filter's reasons joined by ", " (""
+// when the pod fits, or when a PreFilter left the node out: the framework words that itself).
+func upstreamFits(plugins []fwk.FilterPlugin, pod *corev1.Pod, ni *framework.NodeInfo) (fits bool, reason string) {
 	ctx := context.Background()
 	state := framework.NewCycleState()
-	for _, pl := range plugins {
-		if pre, ok := pl.(fwk.PreFilterPlugin); ok {
-			res, st := pre.PreFilter(ctx, state, pod, []fwk.NodeInfo{ni})
-			if st.IsSkip() {
-				continue
-			}
-			if !st.IsSuccess() {
-				return false
-			}
-			if res != nil && !res.AllNodes() && !res.NodeNames.Has(ni.Node().Name) {
-				return false
-			}
+	skip := map[int]bool{}
+	for i, pl := range plugins {
+		pre, ok := pl.(fwk.PreFilterPlugin)
+		if !ok {
+			continue
 		}
-		if st := pl.Filter(ctx, state, pod, ni); !st.IsSuccess() {
-			return false
+		res, st := pre.PreFilter(ctx, state, pod, []fwk.NodeInfo{ni})
+		switch {
+		case st.IsSkip():
+			skip[i] = true
+		case !st.IsSuccess():
+			return false, ""
+		case res != nil && !res.AllNodes() && !res.NodeNames.Has(ni.Node().Name):
+			return false, ""
 		}
 	}
-	return true
+	for i, pl := range plugins {
+		if skip[i] {
+			continue
+		}
+		if st := pl.Filter(ctx, state, pod, ni); !st.IsSuccess() {
+			return false, strings.Join(st.Reasons(), ", ")
+		}
+	}
+	return true, ""
 }
 
 func TestSchedulerFilters(t *testing.T) {
@@ -103,7 +114,7 @@ func TestSchedulerFilters(t *testing.T) {
 		pod := randomPod(rng, true)
 		ni := framework.NewNodeInfo(bound...)
 		ni.SetNode(node)
-		want := upstreamFits(plugins, pod, ni)
+		want, wantReason := upstreamFits(plugins, pod, ni)
 
 		// Ours also binds pods that then leave (deleted by a scale-down): the node must be
 		// as if they had never been there.
@@ -125,10 +136,10 @@ func TestSchedulerFilters(t *testing.T) {
 		if want {
 			fits++
 		}
-		if got != want {
+		if got != want || (wantReason != "" && reason != wantReason) {
 			mismatches++
 			if mismatches <= 5 {
-				t.Errorf("case %d: upstream fits %v, ours %v (%s)\nnode %s\npod %s\nbound %d", i, want, got, reason, dump(node), dump(pod), len(bound))
+				t.Errorf("case %d: upstream fits %v (%s), ours %v (%s)\nnode %s\npod %s\nbound %d", i, want, wantReason, got, reason, dump(node), dump(pod), len(bound))
 			}
 		}
 	}
