@@ -37,8 +37,11 @@ func LoadFile(path, namespace, name string) (*State, error) {
 //
 // Accepted: the output of `kubectl get deploy,rs -o yaml` or `-o json` (a v1 List), a
 // DeploymentList or ReplicaSetList, a multi-document YAML stream or a JSON stream of apps/v1
-// Deployments and ReplicaSets, or a single Deployment. Objects of other kinds (for example the
-// Pods and Services of `kubectl get all -o yaml`) are skipped. Objects are decoded with the
+// Deployments and ReplicaSets, or a single Deployment. The kinds the feasibility checks read
+// (v1 ResourceQuota, LimitRange, Node, Pod; policy/v1 PodDisruptionBudget; autoscaling/v2
+// HorizontalPodAutoscaler, as `kubectl get deploy,rs,quota,limitrange,pdb,hpa,nodes,pods -o
+// yaml` prints them) are kept in State.CheckObjects; objects of other kinds (for example the
+// Services of `kubectl get all -o yaml`) are skipped. Objects are decoded with the
 // client-go scheme's universal deserializer, without defaulting: the file is expected to hold
 // what the API server returned.
 //
@@ -75,6 +78,7 @@ func LoadReader(r io.Reader, source, namespace, name string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	s.CheckObjects = checkObjectsOf(objs, d.Namespace, source)
 	return s, nil
 }
 
@@ -84,7 +88,11 @@ type object struct {
 	kind, apiVersion, namespace, name string
 	d                                 *appsv1.Deployment
 	rs                                *appsv1.ReplicaSet
-	where                             string // "document 2 (line 14)" or "line 3"
+	// check is an object the feasibility checks read (checkKinds), decoded; checkErr says
+	// why one of those kinds could not be decoded.
+	check    runtime.Object
+	checkErr error
+	where    string // "document 2 (line 14)" or "line 3"
 }
 
 // document is one YAML document or JSON value of the input, with where it starts.
@@ -174,6 +182,12 @@ func decodeItem(js []byte, defaultAPIVersion, defaultKind, source, where string)
 	}
 	o := object{kind: head.Kind, apiVersion: head.APIVersion, name: head.Metadata.Name, namespace: head.Metadata.Namespace, where: where}
 	if head.Kind != "Deployment" && head.Kind != "ReplicaSet" {
+		if checkKinds[head.Kind] == head.APIVersion {
+			if !typed {
+				js = withTypeMeta(js, head.APIVersion, head.Kind)
+			}
+			o.check, o.checkErr = runtime.Decode(scheme.Codecs.UniversalDeserializer(), js)
+		}
 		return []object{o}, nil
 	}
 	if head.APIVersion != appsv1.SchemeGroupVersion.String() {

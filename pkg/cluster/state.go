@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 )
 
 // State is a Deployment as read and the ReplicaSets its controller would work with.
@@ -31,6 +32,11 @@ type State struct {
 	Foreign []*appsv1.ReplicaSet
 	// Source says where the state was read: "cluster" or the file name.
 	Source string
+	// CheckObjects are, for a state file, the objects the feasibility checks read that the
+	// file holds (ResourceQuotas, LimitRanges, PDBs and HPAs of the Deployment's namespace,
+	// Nodes, Pods), a kind the file lacks nil with its reason; nil for a live read
+	// (LoadCheckObjects reads them).
+	CheckObjects *feasibility.Cluster
 }
 
 // IsOrphan reports whether rs is one of s.Orphans (compared by namespace and name).

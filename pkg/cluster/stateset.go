@@ -6,6 +6,8 @@ import (
 	"os"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 )
 
 // LoadFileAll reads a state file as LoadFile does and returns every Deployment in it, in the
@@ -48,5 +50,17 @@ func LoadReaderAll(r io.Reader, source string) ([]Member, error) {
 			rss = append(rss, o.rs)
 		}
 	}
-	return GroupReplicaSets(ds, rss, source), nil
+	members := GroupReplicaSets(ds, rss, source)
+	byNamespace := map[string]*feasibility.Cluster{}
+	for _, m := range members {
+		if m.State == nil {
+			continue
+		}
+		ns := m.Deployment.Namespace
+		if byNamespace[ns] == nil {
+			byNamespace[ns] = checkObjectsOf(objs, ns, source)
+		}
+		m.State.CheckObjects = byNamespace[ns]
+	}
+	return members, nil
 }

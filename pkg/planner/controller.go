@@ -66,10 +66,15 @@ func (s *simulation) replicaSetControllerCatchesUp() bool {
 
 // makeAllAvailable makes every pod available; it reports whether anything changed.
 func (s *simulation) makeAllAvailable() bool {
+	caps := s.podCaps()
 	changed := false
 	for _, rs := range s.live() {
-		if rs.available != rs.replicas {
-			rs.available = rs.replicas
+		want := rs.replicas
+		if caps != nil {
+			want = max(rs.available, min(rs.replicas, caps[rs.idx]))
+		}
+		if rs.available != want {
+			rs.available = want
 			changed = true
 		}
 	}
@@ -77,6 +82,27 @@ func (s *simulation) makeAllAvailable() bool {
 		s.pendingWait = WaitPodsAvailable
 	}
 	return changed
+}
+
+// podCaps asks Input.PodCap how many pods of each ReplicaSet can be available (indexed like
+// s.rss); nil without a cap.
+func (s *simulation) podCaps() []int32 {
+	if s.podCap == nil {
+		return nil
+	}
+	names := make([]string, len(s.rss))
+	replicas := make([]int32, len(s.rss))
+	for i, rs := range s.rss {
+		names[i] = rs.name
+		if rs.exists && !rs.deleted {
+			replicas[i] = rs.replicas
+		}
+	}
+	caps := s.podCap(names, replicas)
+	if len(caps) != len(s.rss) {
+		return nil
+	}
+	return caps
 }
 
 // live returns the ReplicaSets that exist now, in creation order. It allocates nothing.

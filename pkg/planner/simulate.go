@@ -50,6 +50,7 @@ type simulation struct {
 	st        Strategy
 	readiness Readiness
 	maxSyncs  int
+	podCap    func(names []string, replicas []int32) []int32
 
 	// desiredStr and maxStr are the values SetReplicasAnnotations writes.
 	desiredStr, maxStr string
@@ -117,6 +118,9 @@ func newSimulation(in Input) (*simulation, error) {
 		if err := validateTiming(in.Timing); err != nil {
 			return nil, err
 		}
+		if in.PodCap != nil {
+			return nil, errors.New("a pod cap (PodCap) is not modelled under the timed readiness model")
+		}
 	}
 	st, err := resolveStrategy(d)
 	if err != nil {
@@ -128,6 +132,7 @@ func newSimulation(in Input) (*simulation, error) {
 		st:         st,
 		readiness:  readiness,
 		maxSyncs:   in.MaxSyncs,
+		podCap:     in.PodCap,
 		desiredStr: strconv.Itoa(int(*d.Spec.Replicas)),
 		maxStr:     strconv.Itoa(int(*d.Spec.Replicas + st.MaxSurge)),
 	}

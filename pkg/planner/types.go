@@ -94,6 +94,16 @@ type Input struct {
 	MaxSyncs int
 	// Timing is the time model; required for ReadinessTimed, ignored by the other models.
 	Timing *Timing
+	// PodCap, when set, caps the pods that can become available, for a cluster that refuses
+	// or cannot schedule some of them (pkg/feasibility: quota, node capacity). Each time the
+	// readiness model makes pods available, the planner calls it with every ReplicaSet's name
+	// and spec.replicas (Plan.ReplicaSets order; 0 for a ReplicaSet not created yet or
+	// deleted) and it returns, in the same order, how many pods of each can be available;
+	// pods available already stay available. The function may keep state between calls
+	// (the calls follow the plan's writes in order). nil: no cap. Batched and instant only
+	// (Simulate returns an error under ReadinessTimed; under ReadinessNever new pods never
+	// become available anyway).
+	PodCap func(names []string, replicas []int32) []int32
 }
 
 // Outcome is how a plan ends.

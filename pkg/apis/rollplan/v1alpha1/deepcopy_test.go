@@ -81,6 +81,9 @@ func rolloutPlan(name string) *RolloutPlan {
 			References: []PlanConfigReference{{Kind: "ConfigMap", Name: "app", AllKeys: true, Keys: []string{"a"}, Optional: true, State: "possibly-stale",
 				Evidence: &PlanConfigEvidence{DataWrittenAt: metav1.Time{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, WrittenBy: "kubectl-edit",
 					ReplicaSet: name + "-5c8b", OldestPodCreatedAt: metav1.Time{Time: time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)}}}}},
+		Feasibility: &PlanFeasibility{Checked: []string{"quota"}, Unchecked: []PlanUnchecked{{Check: "capacity", Reason: "forbidden to list nodes"}},
+			Stall:    &PlanStall{Step: 1, Reason: "Quota", Message: "exceeded quota: compute", Objects: []string{"resourcequota/compute"}},
+			Findings: []PlanFinding{{Check: "quota", Step: 1, Severity: "Stall", Message: "1 refused", Object: "resourcequota/compute"}}},
 	}
 }
 

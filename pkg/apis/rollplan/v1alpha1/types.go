@@ -54,6 +54,51 @@ type RolloutPlan struct {
 	// rollout (decision restart), or the Deployment as it stands (any other decision:
 	// reload writes no template change).
 	Config *PlanConfig `json:"config,omitempty"`
+	// Feasibility is what the feasibility checks (quota, capacity, pdb, hpa) found on the
+	// plan's steps; absent when no check ran (--checks=none).
+	Feasibility *PlanFeasibility `json:"feasibility,omitempty"`
+}
+
+// PlanFeasibility is the outcome of the feasibility checks.
+type PlanFeasibility struct {
+	// Checked lists the checks that ran: quota, capacity, pdb, hpa.
+	Checked []string `json:"checked"`
+	// Unchecked lists what was not checked and why ("forbidden to list nodes").
+	Unchecked []PlanUnchecked `json:"unchecked,omitempty"`
+	// Stall is where the rollout stops because of what a check found; absent when it does not.
+	Stall *PlanStall `json:"stall,omitempty"`
+	// Findings are the checks' findings, in step order.
+	Findings []PlanFinding `json:"findings,omitempty"`
+}
+
+// PlanUnchecked is a check, or part of one, that did not run.
+type PlanUnchecked struct {
+	Check  string `json:"check"`
+	Reason string `json:"reason"`
+}
+
+// PlanStall is the step after which the controller can make no further write.
+type PlanStall struct {
+	// Step numbers the plan's step (from 1); 0: before the first write.
+	Step int `json:"step"`
+	// Reason: Quota or Unschedulable.
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	// Objects name what holds the rollout ("resourcequota/compute").
+	Objects []string `json:"objects,omitempty"`
+}
+
+// PlanFinding is one finding of a check.
+type PlanFinding struct {
+	// Check: quota, capacity, pdb or hpa.
+	Check string `json:"check"`
+	// Step numbers the plan's step (from 1) it concerns; 0 for the plan as a whole.
+	Step int `json:"step"`
+	// Severity: Stall, Warning or Info.
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// Object names the object found ("poddisruptionbudget/web").
+	Object string `json:"object,omitempty"`
 }
 
 // PlanTiming is the time model of readiness timed.

@@ -1,0 +1,71 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+)
+
+// NewPlanFeasibility returns the `feasibility` field of a RolloutPlan for r; nil when r is
+// nil or no check ran and none was left unchecked (--checks=none).
+func NewPlanFeasibility(r *feasibility.Result) *v1alpha1.PlanFeasibility {
+	if r == nil || (len(r.Checked) == 0 && len(r.Unchecked) == 0) {
+		return nil
+	}
+	out := &v1alpha1.PlanFeasibility{Checked: append([]string{}, r.Checked...)}
+	for _, u := range r.Unchecked {
+		out.Unchecked = append(out.Unchecked, v1alpha1.PlanUnchecked{Check: u.Check, Reason: u.Reason})
+	}
+	if s := r.Stall; s != nil {
+		out.Stall = &v1alpha1.PlanStall{Step: s.Step, Reason: s.Reason, Message: s.Message, Objects: append([]string(nil), s.Objects...)}
+	}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, v1alpha1.PlanFinding{Check: f.Check, Step: f.Step, Severity: f.Severity, Message: f.Message, Object: f.Object})
+	}
+	return out
+}
+
+// PrintFeasibility writes, under a plan, the FINDINGS block (one row per finding: step, check,
+// severity, object, message; step "-" for the plan as a whole), the checks left unchecked,
+// and the outcome line "Stalled at step k: <reason>: <message>". It writes nothing when r is
+// nil or has nothing to say, so a plan without findings prints as before.
+func PrintFeasibility(w io.Writer, r *feasibility.Result) error {
+	if r == nil || (len(r.Findings) == 0 && len(r.Unchecked) == 0 && r.Stall == nil) {
+		return nil
+	}
+	fmt.Fprintln(w)
+	if len(r.Findings) > 0 {
+		fmt.Fprintln(w, "FINDINGS")
+		tw := printers.GetNewTabWriter(w)
+		fmt.Fprintln(tw, "STEP\tCHECK\tSEVERITY\tOBJECT\tMESSAGE")
+		for _, f := range r.Findings {
+			step := "-"
+			if f.Step > 0 {
+				step = strconv.Itoa(f.Step)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", step, f.Check, f.Severity, dash(f.Object), f.Message)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, u := range r.Unchecked {
+		fmt.Fprintf(w, "Unchecked: %s: %s\n", u.Check, u.Reason)
+	}
+	if s := r.Stall; s != nil {
+		fmt.Fprintf(w, "Stalled at step %d: %s: %s\n", s.Step, s.Reason, s.Message)
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
