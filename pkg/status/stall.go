@@ -1,0 +1,97 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/stall"
+)
+
+// DiagnoseEvery is how often Follow reads again why a rollout does not progress (the
+// events and nodes stall.Read asks for) while it watches: between two reads the last
+// reasons stand.
+const DiagnoseEvery = 2 * time.Second
+
+// needsDiagnosis reports whether s's rollout is held back by its new ReplicaSet rs: the
+// rollout is neither complete nor paused (unless drive holds it) and rs lacks available
+// pods or reports a ReplicaFailure.
+func needsDiagnosis(s *Status, rs *appsv1.ReplicaSet) bool {
+	if rs == nil || s.Phase == PhaseComplete || (s.Paused && s.HeldBy == "") {
+		return false
+	}
+	for _, c := range rs.Status.Conditions {
+		if c.Type == appsv1.ReplicaSetReplicaFailure && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return rs.Status.AvailableReplicas < ptr.Deref(rs.Spec.Replicas, 1)
+}
+
+// diagnoser reads why rollouts do not progress (stall.Read, stall.Diagnose), at most once
+// per every for each Deployment; between reads it gives the last reasons.
+type diagnoser struct {
+	ctx    context.Context
+	client kubernetes.Interface
+	every  time.Duration
+	last   map[string]diagnosis // by namespace/name
+}
+
+type diagnosis struct {
+	at      time.Time
+	rs      string
+	reasons []stall.Reason
+}
+
+// why sets s.Stall for the new ReplicaSet rs of s's rollout at now; pods are the watch
+// cache's (nil: none cached, stall.Read lists them). A failed read leaves s.Stall empty.
+func (g *diagnoser) why(s *Status, rs *appsv1.ReplicaSet, pods []*corev1.Pod, now time.Time) {
+	key := s.Namespace + "/" + s.Name
+	if !needsDiagnosis(s, rs) {
+		delete(g.last, key)
+		return
+	}
+	if l, ok := g.last[key]; ok && l.rs == rs.Name && now.Sub(l.at) < g.every {
+		s.Stall = l.reasons
+		return
+	}
+	in, err := stall.Read(g.ctx, g.client, rs, pods)
+	if err != nil {
+		return
+	}
+	s.Stall = stall.Diagnose(in, now)
+	g.last[key] = diagnosis{at: now, rs: rs.Name, reasons: s.Stall}
+}
+
+// failFast sets s.FailedFast when a reason of s.Stall has lasted after at now.
+func (s *Status) failFast(now time.Time, after time.Duration) {
+	s.FailedFast = len(stall.Stuck(s.Stall, now, after)) > 0
+}
+
+// StallWords is the reasons of s on one line, without messages: "2 pods ImagePullBackOff,
+// 1 pod Unschedulable" ("" without reasons).
+func StallWords(rs []stall.Reason) string {
+	var parts []string
+	for _, r := range rs {
+		head := r
+		head.Message = ""
+		parts = append(parts, head.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FailFastMessage is --fail-fast's error for s: "deployment "web" does not progress:
+// ReplicaSet web-5d4f: 2 pods ImagePullBackOff for 31s: Back-off pulling image ...".
+func FailFastMessage(s *Status, after time.Duration) string {
+	var parts []string
+	for _, r := range stall.Stuck(s.Stall, s.At, after) {
+		parts = append(parts, fmt.Sprintf("%s (for %s)", r, s.At.Sub(r.Since).Round(time.Second)))
+	}
+	return fmt.Sprintf("deployment %q does not progress (new ReplicaSet %s): %s", s.Name, s.NewReplicaSet, strings.Join(parts, "; "))
+}
