@@ -90,7 +90,7 @@ func TestStatusNotProgressing(t *testing.T) {
 	if code != ExitOK {
 		t.Errorf("--fail-fast-after 1m, stuck for 40s: exit %d %q, want 0", code, msg)
 	}
-	_, code, msg = run(func(o *StatusOptions) { o.FailFast, o.FailFastAfter = true, 5 * time.Second })
+	_, code, msg = run(func(o *StatusOptions) { o.FailFast, o.FailFastAfter = true, 5*time.Second })
 	if code != ExitFailFast || !strings.Contains(msg, "ImagePullBackOff") || !strings.Contains(msg, "Unschedulable") {
 		t.Errorf("--fail-fast-after 5s: exit %d %q, want both reasons", code, msg)
 	}
