@@ -39,10 +39,10 @@ const (
 	// ExitTimedOut: status --watch, --timeout passed before every rollout was complete (and
 	// none exceeded its progress deadline, which is ExitStalled).
 	ExitTimedOut = 5
-	// ExitFailFast: status --fail-fast, drive --fail-fast: the new ReplicaSet's pods stayed
-	// in a state that holds the rollout back (ImagePullBackOff, CrashLoopBackOff,
-	// Unschedulable, FailedCreate, ...) for --fail-fast-after. drive holds the rollout (its
-	// closing block names the reasons).
+	// ExitFailFast: status --fail-fast: the new ReplicaSet's pods stayed in a state that
+	// holds the rollout back (ImagePullBackOff, CrashLoopBackOff, Unschedulable,
+	// FailedCreate, ...) for --fail-fast-after. (drive --fail-fast holds: ExitHeld, its
+	// closing block naming the reasons.)
 	ExitFailFast = 6
 )
 
