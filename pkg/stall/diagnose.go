@@ -148,11 +148,19 @@ func Diagnose(in Input, now time.Time) []Reason {
 }
 
 // Stuck returns the reasons of rs whose pods have been in their state for at least after
-// at now (Since set and now - Since >= after): --fail-fast's test.
+// at now (Since set and now - Since >= after): --fail-fast's test. A Since in whole seconds
+// (metav1.Time, the conditions' and pods' times, is serialized to the second) may be up to
+// a second before the truth: it counts from the end of that second, so that a reason is
+// never stuck early (it may be up to a second late). Example: Since 12:00:10 (the pod
+// turned not Ready at 12:00:10.9), after 5s: stuck from 12:00:16, not 12:00:15.
 func Stuck(rs []Reason, now time.Time, after time.Duration) []Reason {
 	var out []Reason
 	for _, r := range rs {
-		if !r.Since.IsZero() && now.Sub(r.Since) >= after {
+		since := r.Since
+		if since.Truncate(time.Second).Equal(since) {
+			since = since.Add(time.Second)
+		}
+		if !r.Since.IsZero() && now.Sub(since) >= after {
 			out = append(out, r)
 		}
 	}

@@ -193,14 +193,20 @@ func TestStuck(t *testing.T) {
 		{Reason: Unschedulable, Pods: 1, Since: t0.Add(20 * time.Second)},
 		{Reason: FailedCreate, Pods: 1},
 	}
-	// At t0+30s with --fail-fast-after 30s: only the image pull has lasted 30s; a reason
-	// without a Since never fails fast.
-	got := Stuck(rs, t0.Add(30*time.Second), 30*time.Second)
+	// At t0+31s with --fail-fast-after 30s: only the image pull has lasted 30s (its Since,
+	// in whole seconds, counts from the end of that second); a reason without a Since
+	// never fails fast.
+	got := Stuck(rs, t0.Add(31*time.Second), 30*time.Second)
 	if diff := cmp.Diff(rs[:1], got); diff != "" {
 		t.Errorf("Stuck (-want +got):\n%s", diff)
 	}
-	if got := Stuck(rs, t0.Add(29*time.Second), 30*time.Second); len(got) != 0 {
-		t.Errorf("Stuck at 29s = %v, want none", got)
+	if got := Stuck(rs, t0.Add(30900*time.Millisecond), 30*time.Second); len(got) != 0 {
+		t.Errorf("Stuck at 30.9s = %v, want none", got)
+	}
+	// A Since with sub-second precision (a MicroTime: eventTime) counts as it is.
+	precise := []Reason{{Reason: FailedCreate, Pods: 1, Since: t0.Add(500 * time.Millisecond)}}
+	if got := Stuck(precise, t0.Add(30500*time.Millisecond), 30*time.Second); len(got) != 1 {
+		t.Errorf("Stuck of a precise Since = %v, want it", got)
 	}
 }
 
