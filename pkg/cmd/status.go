@@ -109,7 +109,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "Follow the rollouts until they are complete or fail (redrawn in place on a terminal, a line per change otherwise).")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "With --watch, the length of time to wait before giving up (exit 5), zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
 	cmd.Flags().StringVar(&o.PodReadyAfter, "pod-ready-after", "", "How long a pod takes from creation to Ready for the ETA (the timed model): a duration (2s) or a range MIN..MAX (1s..4s). Default: measured on each Deployment's own pods.")
-	cmd.Flags().StringVar(&o.SyncLatency, "sync-latency", "", "The controllers' reaction time per write for the ETA and the steps (the timed model): a duration (500ms). Default: fitted to each Deployment's last rollout when it is complete, else 0.")
+	cmd.Flags().StringVar(&o.SyncLatency, "sync-latency", "", "The controllers' reaction time per write for the ETA and the steps (the timed model): a duration (500ms). Default: fitted to each Deployment's last rollout when it is complete; with --watch, kept for the next rollout once it starts; else 0.")
 	addFailFastFlags(cmd, &o.FailFast, &o.FailFastAfter)
 	o.Select.AddFlags(cmd)
 	o.Output.HumanForm = "the human-readable status"

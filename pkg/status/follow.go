@@ -39,7 +39,7 @@ type Config struct {
 	// the timed plan (Options.UseTimedModel): the namespace's pods (or, for one name, those
 	// of its selector) are watched too. ReadyAfter is the estimate of --pod-ready-after; nil
 	// measures each Deployment's own pods. SyncLatency is --sync-latency's; nil fits it to
-	// each Deployment's last rollout.
+	// each Deployment's last rollout, kept once the next rollout starts (Latencies).
 	ETA         bool
 	ReadyAfter  *estimate.Estimate
 	SyncLatency *estimate.Latency
@@ -91,8 +91,9 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 	var last []*Status
 	var doneAt time.Time
 	g := &diagnoser{ctx: ctx, client: client, every: DiagnoseEvery, last: map[string]diagnosis{}}
+	kept := Latencies{}
 	eval := func() (bool, error) {
-		sts, err := read(c, cfg, now(), last == nil, g)
+		sts, err := read(c, cfg, now(), last == nil, g, kept)
 		if err != nil {
 			return false, err
 		}
@@ -138,9 +139,10 @@ func allSettled(sts []*Status) bool {
 }
 
 // read computes the status of every selected Deployment in the cache, sorted by namespace
-// and name, with why each rollout does not progress (g). A named Deployment missing at the
-// first read is not found, later it was deleted.
-func read(c *watch.Cache, cfg Config, now time.Time, first bool, g *diagnoser) ([]*Status, error) {
+// and name, with why each rollout does not progress (g), and the sync latency of each
+// Deployment's last complete rollout kept across reads (kept). A named Deployment missing
+// at the first read is not found, later it was deleted.
+func read(c *watch.Cache, cfg Config, now time.Time, first bool, g *diagnoser, kept Latencies) ([]*Status, error) {
 	ds, err := c.Deployments().List(labels.Everything())
 	if err != nil {
 		return nil, err
@@ -175,7 +177,8 @@ func read(c *watch.Cache, cfg Config, now time.Time, first bool, g *diagnoser) (
 		}
 		opts := cfg.Options
 		if cfg.ETA {
-			opts.UseTimedModel(st, pods, cfg.ReadyAfter, cfg.SyncLatency, now)
+			used := opts.UseTimedModel(st, pods, cfg.ReadyAfter, kept.For(st.Deployment, cfg.SyncLatency), now)
+			kept.Keep(st.Deployment, used)
 		}
 		s := Compute(st.Deployment, st.ReplicaSets, now, opts)
 		g.why(s, newReplicaSet(s, st.ReplicaSets), cachedPods(c, pods), now)
