@@ -19,11 +19,12 @@ import (
 // reasons stand.
 const DiagnoseEvery = 2 * time.Second
 
-// needsDiagnosis reports whether s's rollout is held back by its new ReplicaSet rs: the
-// rollout is neither complete nor paused (unless drive holds it) and rs lacks available
-// pods or reports a ReplicaFailure.
-func needsDiagnosis(s *Status, rs *appsv1.ReplicaSet) bool {
-	if rs == nil || s.Phase == PhaseComplete || (s.Paused && s.HeldBy == "") {
+// needsDiagnosis reports whether s's rollout is held back by its new ReplicaSet rs at now:
+// the rollout is neither complete nor paused (unless drive holds it), made no progress
+// (the Progressing condition's lastUpdateTime) for DiagnoseEvery, and rs lacks available
+// pods or reports a ReplicaFailure. A rollout moving along costs no read.
+func needsDiagnosis(s *Status, rs *appsv1.ReplicaSet, now time.Time) bool {
+	if rs == nil || s.Phase == PhaseComplete || (s.Paused && s.HeldBy == "") || now.Sub(s.LastProgressAt) < DiagnoseEvery {
 		return false
 	}
 	for _, c := range rs.Status.Conditions {
@@ -53,7 +54,7 @@ type diagnosis struct {
 // cache's (nil: none cached, stall.Read lists them). A failed read leaves s.Stall empty.
 func (g *diagnoser) why(s *Status, rs *appsv1.ReplicaSet, pods []*corev1.Pod, now time.Time) {
 	key := s.Namespace + "/" + s.Name
-	if !needsDiagnosis(s, rs) {
+	if !needsDiagnosis(s, rs, now) {
 		delete(g.last, key)
 		return
 	}
