@@ -10,6 +10,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/yaml"
 
@@ -149,5 +151,50 @@ func labelManifest(t *testing.T, path, key, value string) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStallQuota: a ResourceQuota of 2 pods with 2 replicas and maxUnavailable 0: the
+// ReplicaSet controller's create of the surge pod is refused by quota admission, and status
+// names FailedCreate with the API server's message (the ReplicaSet's ReplicaFailure
+// condition), then --fail-fast exits 6.
+func TestStallQuota(t *testing.T) {
+	t.Parallel()
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
+	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Quota admission charges against status.used, which the resourcequota controller
+	// fills in; without it (hack/cluster/up.sh does not run it today) nothing is refused.
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		got, err := c.Client.CoreV1().ResourceQuotas(ns).Get(t.Context(), "pods", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Status.Hard) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Skip("the local cluster runs no resourcequota-controller: quota status.used stays empty, nothing is refused")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	began := time.Now()
+	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
+	res := c.Plugin(t, "status", "deploy/web", "-n", ns, "--watch", "--timeout", "50s", "--fail-fast", "--fail-fast-after", "3s")
+	took := time.Since(began)
+	t.Logf("status --fail-fast: exit %d after %s\nstdout:\n%s\nstderr:\n%s", res.ExitCode, took.Round(100*time.Millisecond), res.Stdout, res.Stderr)
+	want := "FailedCreate (1 pod not created): pods \"web-"
+	if res.ExitCode != 6 || !strings.Contains(res.Stderr, want) || !strings.Contains(res.Stderr, "exceeded quota: pods") {
+		t.Fatalf("exit %d; want 6 naming %q and the quota", res.ExitCode, want)
+	}
+	if took > 3*time.Second+slack {
+		t.Errorf("exit after %s, want within %s", took, 3*time.Second+slack)
 	}
 }
