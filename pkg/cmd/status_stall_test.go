@@ -77,8 +77,9 @@ func TestStatusNotProgressing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got.Stalled) != 2 || got.Stalled[0].Reason != "ImagePullBackOff" || got.Stalled[0].Pods != 3 ||
-		got.Stalled[1].Reason != "Unschedulable" || got.Stalled[1].Pods != 2 || got.FailedFast {
-		t.Errorf("stalled = %+v, failedFast %v", got.Stalled, got.FailedFast)
+		got.Stalled[1].Reason != "Unschedulable" || got.Stalled[1].Pods != 2 || got.FailedFast ||
+		got.ETA != nil || got.ETABasis != "none: the rollout does not progress (3 pods ImagePullBackOff, 2 pods Unschedulable)" {
+		t.Errorf("stalled = %+v, failedFast %v, eta %v %q", got.Stalled, got.FailedFast, got.ETA, got.ETABasis)
 	}
 
 	_, code, msg := run(func(o *StatusOptions) { o.FailFast = true })

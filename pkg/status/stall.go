@@ -50,8 +50,9 @@ type diagnosis struct {
 	reasons []stall.Reason
 }
 
-// why sets s.Stall for the new ReplicaSet rs of s's rollout at now; pods are the watch
-// cache's (nil: none cached, stall.Read lists them). A failed read leaves s.Stall empty.
+// why sets s.Stall for the new ReplicaSet rs of s's rollout at now (and drops its ETA when
+// there is a reason); pods are the watch cache's (nil: none cached, stall.Read lists them).
+// A failed read leaves s.Stall empty.
 func (g *diagnoser) why(s *Status, rs *appsv1.ReplicaSet, pods []*corev1.Pod, now time.Time) {
 	key := s.Namespace + "/" + s.Name
 	if !needsDiagnosis(s, rs, now) {
@@ -60,6 +61,7 @@ func (g *diagnoser) why(s *Status, rs *appsv1.ReplicaSet, pods []*corev1.Pod, no
 	}
 	if l, ok := g.last[key]; ok && l.rs == rs.Name && now.Sub(l.at) < g.every {
 		s.Stall = l.reasons
+		s.noETA()
 		return
 	}
 	in, err := stall.Read(g.ctx, g.client, rs, pods)
@@ -68,6 +70,17 @@ func (g *diagnoser) why(s *Status, rs *appsv1.ReplicaSet, pods []*corev1.Pod, no
 	}
 	s.Stall = stall.Diagnose(in, now)
 	g.last[key] = diagnosis{at: now, rs: rs.Name, reasons: s.Stall}
+	s.noETA()
+}
+
+// noETA drops the ETA of a rollout that does not progress (s.Stall): the time model counts
+// on every pod becoming Ready, which these will not do by themselves.
+func (s *Status) noETA() {
+	if len(s.Stall) == 0 {
+		return
+	}
+	s.ETA, s.HasETA = 0, false
+	s.ETABasis = "none: the rollout does not progress (" + StallWords(s.Stall) + ")"
 }
 
 // failFast sets s.FailedFast when a reason of s.Stall has lasted after at now.
