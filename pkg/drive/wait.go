@@ -51,7 +51,7 @@ func (d *Driver) waitScaledDown(ctx context.Context, target string, number, of i
 func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want int32, number, of int, began time.Time) error {
 	timeout := d.progressTimeout()
 	var have int32
-	var diagnosed time.Time
+	diagnosed := d.now() // the first read 2 s into the wait: a healthy step costs none
 	cond := func() (bool, error) {
 		if err := d.interrupted(); err != nil {
 			return false, err
