@@ -88,7 +88,7 @@ func (s *Status) failFast(now time.Time, after time.Duration) {
 	s.FailedFast = len(stall.Stuck(s.Stall, now, after)) > 0
 }
 
-// StallWords is the reasons of s on one line, without messages: "2 pods ImagePullBackOff,
+// StallWords is the reasons rs on one line, without messages: "2 pods ImagePullBackOff,
 // 1 pod Unschedulable" ("" without reasons).
 func StallWords(rs []stall.Reason) string {
 	var parts []string
@@ -100,8 +100,9 @@ func StallWords(rs []stall.Reason) string {
 	return strings.Join(parts, ", ")
 }
 
-// FailFastMessage is --fail-fast's error for s: "deployment "web" does not progress:
-// ReplicaSet web-5d4f: 2 pods ImagePullBackOff for 31s: Back-off pulling image ...".
+// FailFastMessage is --fail-fast's error for s, naming the reasons that lasted after:
+// `deployment "web" does not progress (new ReplicaSet web-5d4f): 2 pods ImagePullBackOff:
+// Back-off pulling image "web:nope" (for 31s)`, several joined by "; ".
 func FailFastMessage(s *Status, after time.Duration) string {
 	var parts []string
 	for _, r := range stall.Stuck(s.Stall, s.At, after) {
