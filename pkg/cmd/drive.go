@@ -44,7 +44,12 @@ var (
 
 		Exit codes: 0 handed back complete (or nothing done), 1 error (an edit by someone
 		else stops the drive and leaves the Deployment held), 4 held (--steps, --until-step,
-		a hold answer, a step that timed out).`)
+		a hold answer, a step that timed out, --fail-fast).
+
+		When a step's pods do not become available, drive says why, one line per reason with
+		its pod count (FailedCreate, Unschedulable, ImagePullBackOff, CrashLoopBackOff, a
+		failing readiness probe, a lost node). --fail-fast holds (exit 4) as soon as such a
+		reason has lasted --fail-fast-after, instead of waiting for --progress-timeout.`)
 
 	driveExample = templates.Examples(`
 		# Roll out a new image, confirming every step
@@ -71,6 +76,8 @@ type DriveOptions struct {
 	Steps           int
 	UntilStep       int
 	ProgressTimeout time.Duration
+	FailFast        bool
+	FailFastAfter   time.Duration
 	LeaseDuration   time.Duration
 	Adopt           bool
 	Force           bool
@@ -93,6 +100,7 @@ func NewDriveOptions(streams genericiooptions.IOStreams) *DriveOptions {
 	return &DriveOptions{
 		DryRun:        cmdutil.DryRunNone,
 		LeaseDuration: defaultLeaseDuration,
+		FailFastAfter: DefaultFailFastAfter,
 		Now:           time.Now,
 		Terminal:      stdTerminal(streams),
 		IOStreams:     streams,
@@ -103,7 +111,7 @@ func NewDriveOptions(streams genericiooptions.IOStreams) *DriveOptions {
 func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDriveOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "drive (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--yes] [--steps N | --until-step K]",
+		Use:                   "drive (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--yes] [--steps N | --until-step K] [--fail-fast [--fail-fast-after D]]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Walk a Deployment's rollout step by step from the client",
 		Long:                  driveLong,
@@ -117,6 +125,8 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 	fl.IntVar(&o.Steps, "steps", 0, "Make this many steps, then hold the rollout (exit code 4).")
 	fl.IntVar(&o.UntilStep, "until-step", 0, "Hold the rollout once step K is done (exit code 4).")
 	fl.DurationVar(&o.ProgressTimeout, "progress-timeout", 0, "How long a step may wait for its pods before drive holds and reports them (default: the Deployment's progressDeadlineSeconds).")
+	addFailFastFlags(cmd, &o.FailFast, &o.FailFastAfter)
+	fl.Lookup("fail-fast").Usage = "Hold the rollout (exit code 4) as soon as the pods a step waits for have been held back (ImagePullBackOff, CrashLoopBackOff, Unschedulable, FailedCreate, a failing readiness probe, a lost node) for --fail-fast-after, instead of waiting for --progress-timeout."
 	fl.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "How long the lease in the Deployment's annotation lasts without renewal; another driver may take over after it (renewed every third of it).")
 	fl.BoolVar(&o.Adopt, "adopt", false, "Take over a rollout in flight that drive did not start.")
 	fl.BoolVar(&o.Force, "force", false, "Take the lease of a driver that holds it (use when that driver is gone).")
@@ -169,6 +179,9 @@ func (o *DriveOptions) Validate() error {
 		return errors.New("--interval and --progress-timeout must not be negative")
 	}
 	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
+		return err
+	}
+	if err := validateFailFast(o.FailFastAfter); err != nil {
 		return err
 	}
 	return o.Change.Validate()
@@ -301,6 +314,7 @@ func (o *DriveOptions) driveOptions(cs kubernetes.Interface, desired *appsv1.Dep
 		Client: cs, Namespace: o.Namespace, Name: o.Name, Desired: desired,
 		Adopt: o.Adopt, Force: o.Force, Steps: o.Steps, UntilStep: o.UntilStep,
 		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
+		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter,
 		Progress: o.ErrOut, Live: live, Now: o.Now,
 	}
 	if !o.Yes && o.DryRun == cmdutil.DryRunNone {

@@ -39,6 +39,11 @@ const (
 	// ExitTimedOut: status --watch, --timeout passed before every rollout was complete (and
 	// none exceeded its progress deadline, which is ExitStalled).
 	ExitTimedOut = 5
+	// ExitFailFast: status --fail-fast: the new ReplicaSet's pods stayed in a state that
+	// holds the rollout back (ImagePullBackOff, CrashLoopBackOff, Unschedulable,
+	// FailedCreate, ...) for --fail-fast-after. (drive --fail-fast holds: ExitHeld, its
+	// closing block naming the reasons.)
+	ExitFailFast = 6
 )
 
 // exitError is an error that sets the exit code (NewExitError). HandleError prints its message,

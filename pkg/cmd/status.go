@@ -34,6 +34,15 @@ var (
 		deadline (ProgressDeadlineExceeded), 5 when --timeout passed first. Without --watch the
 		status is printed once (exit 0, or 3 for a rollout that exceeded its deadline).
 
+		While the new ReplicaSet lacks available pods, the status says why, one line per
+		reason with its pod count: the ReplicaSet's pod creates refused (FailedCreate: a
+		quota, an admission webhook), pods the scheduler cannot place (Unschedulable, with its
+		message), container states (ImagePullBackOff, ErrImagePull, CrashLoopBackOff with the
+		restart count, CreateContainerConfigError, ...), readiness probes failing (Unhealthy),
+		pods lost with their node (NodeLost). --fail-fast exits with code 6 as soon as such a
+		reason has lasted --fail-fast-after (default 30s), instead of waiting for the
+		Deployment's progressDeadlineSeconds; without --watch it checks once.
+
 		With -l, --all or -A (every namespace), one line per Deployment, with its namespace.`)
 
 	statusExample = templates.Examples(`
@@ -42,6 +51,9 @@ var (
 
 		# Follow it to the end (exit 0 complete, 3 ProgressDeadlineExceeded, 5 --timeout)
 		kubectl rollplan status deploy/web --watch --timeout 10m
+
+		# Follow it, and give up (exit 6, naming why) once its new pods are stuck for 30s
+		kubectl rollplan status deploy/web --watch --fail-fast
 
 		# Every Deployment labelled tier=web, one line each, followed
 		kubectl rollplan status -l tier=web --watch
@@ -59,6 +71,8 @@ type StatusOptions struct {
 	Timeout       time.Duration
 	PodReadyAfter string
 	SyncLatency   string
+	FailFast      bool
+	FailFastAfter time.Duration
 	Output        *printer.OutputFlags
 
 	Targets
@@ -72,11 +86,12 @@ type StatusOptions struct {
 // NewStatusOptions returns StatusOptions with defaults.
 func NewStatusOptions(streams genericiooptions.IOStreams) *StatusOptions {
 	return &StatusOptions{
-		Output:    printer.NewOutputFlags(),
-		Targets:   newTargets(target.Choices{Many: true, AllNamespaces: true}),
-		Now:       time.Now,
-		Terminal:  func() bool { return term.TTY{Out: streams.Out}.IsTerminalOut() },
-		IOStreams: streams,
+		Output:        printer.NewOutputFlags(),
+		Targets:       newTargets(target.Choices{Many: true, AllNamespaces: true}),
+		FailFastAfter: DefaultFailFastAfter,
+		Now:           time.Now,
+		Terminal:      func() bool { return term.TTY{Out: streams.Out}.IsTerminalOut() },
+		IOStreams:     streams,
 	}
 }
 
@@ -84,7 +99,7 @@ func NewStatusOptions(streams genericiooptions.IOStreams) *StatusOptions {
 func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewStatusOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "status (deploy/NAME | NAME) | -l SELECTOR | --all | -A [--watch] [--timeout D] [-o json|yaml]",
+		Use:                   "status (deploy/NAME | NAME) | -l SELECTOR | --all | -A [--watch] [--timeout D] [--fail-fast [--fail-fast-after D]] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Show where a rollout in flight stands against its plan; --watch follows it",
 		Long:                  statusLong,
@@ -94,7 +109,8 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "Follow the rollouts until they are complete or fail (redrawn in place on a terminal, a line per change otherwise).")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "With --watch, the length of time to wait before giving up (exit 5), zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
 	cmd.Flags().StringVar(&o.PodReadyAfter, "pod-ready-after", "", "How long a pod takes from creation to Ready for the ETA (the timed model): a duration (2s) or a range MIN..MAX (1s..4s). Default: measured on each Deployment's own pods.")
-	cmd.Flags().StringVar(&o.SyncLatency, "sync-latency", "", "The controllers' reaction time per write for the ETA and the steps (the timed model): a duration (500ms). Default: fitted to each Deployment's last rollout when it is complete, else 0.")
+	cmd.Flags().StringVar(&o.SyncLatency, "sync-latency", "", "The controllers' reaction time per write for the ETA and the steps (the timed model): a duration (500ms). Default: fitted to each Deployment's last rollout when it is complete; with --watch, kept for the next rollout once it starts; else 0.")
+	addFailFastFlags(cmd, &o.FailFast, &o.FailFastAfter)
 	o.Select.AddFlags(cmd)
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
@@ -113,6 +129,9 @@ func (o *StatusOptions) Validate() error {
 	}
 	if o.Timeout > 0 && !o.Watch {
 		return errors.New("--timeout needs --watch")
+	}
+	if err := validateFailFast(o.FailFastAfter); err != nil {
+		return err
 	}
 	if o.PodReadyAfter != "" {
 		if _, err := estimate.ParseReadyAfter(o.PodReadyAfter); err != nil {
@@ -135,7 +154,8 @@ func (o *StatusOptions) Validate() error {
 // config returns status.Follow's configuration of the selection.
 func (o *StatusOptions) config() (status.Config, error) {
 	sel := o.Selection
-	cfg := status.Config{Namespace: sel.Namespace, Watch: o.Watch, Timeout: o.Timeout, Now: o.Now, ETA: true}
+	cfg := status.Config{Namespace: sel.Namespace, Watch: o.Watch, Timeout: o.Timeout, Now: o.Now, ETA: true,
+		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter}
 	if o.PodReadyAfter != "" {
 		e, err := estimate.ParseReadyAfter(o.PodReadyAfter)
 		if err != nil {
@@ -171,7 +191,7 @@ func (o *StatusOptions) config() (status.Config, error) {
 
 // Run follows the selected rollouts (status.Follow), shows them and returns the exit code's
 // error: nil complete (or in progress without --watch), ExitStalled for a rollout that
-// exceeded its progress deadline, ExitTimedOut for --timeout.
+// exceeded its progress deadline, ExitTimedOut for --timeout, ExitFailFast for --fail-fast.
 func (o *StatusOptions) Run(ctx context.Context) error {
 	cfg, err := o.config()
 	if err != nil {
@@ -193,11 +213,11 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, noneFound(cfg.Namespace))
 		return nil
 	}
-	return exitOf(sts, timedOut, o.Timeout)
+	return exitOf(sts, timedOut, o.Timeout, o.FailFastAfter)
 }
 
 // exitOf turns the last statuses into the command's error (status.Summarize's result).
-func exitOf(sts []*status.Status, timedOut bool, timeout time.Duration) error {
+func exitOf(sts []*status.Status, timedOut bool, timeout, failFastAfter time.Duration) error {
 	switch status.Summarize(sts, timedOut) {
 	case status.ResultFailed:
 		var names []string
@@ -209,6 +229,31 @@ func exitOf(sts []*status.Status, timedOut bool, timeout time.Duration) error {
 		return NewExitError(ExitStalled, fmt.Sprintf("deployment %s exceeded its progress deadline", strings.Join(names, ", ")))
 	case status.ResultTimedOut:
 		return NewExitError(ExitTimedOut, fmt.Sprintf("timed out after %s waiting for the rollout to finish", timeout))
+	case status.ResultFailedFast:
+		var msgs []string
+		for _, s := range sts {
+			if s.FailedFast {
+				msgs = append(msgs, status.FailFastMessage(s, failFastAfter))
+			}
+		}
+		return NewExitError(ExitFailFast, strings.Join(msgs, "\nerror: "))
+	}
+	return nil
+}
+
+// DefaultFailFastAfter is --fail-fast-after's default.
+const DefaultFailFastAfter = 30 * time.Second
+
+// addFailFastFlags adds --fail-fast and --fail-fast-after (status, drive).
+func addFailFastFlags(cmd *cobra.Command, failFast *bool, after *time.Duration) {
+	cmd.Flags().BoolVar(failFast, "fail-fast", false, fmt.Sprintf("Exit with code %d as soon as the new ReplicaSet's pods have been held back (ImagePullBackOff, CrashLoopBackOff, Unschedulable, FailedCreate, a failing readiness probe, a lost node) for --fail-fast-after, instead of waiting for progressDeadlineSeconds.", ExitFailFast))
+	cmd.Flags().DurationVar(after, "fail-fast-after", DefaultFailFastAfter, "With --fail-fast, how long the new pods must stay held back before giving up (e.g. 30s).")
+}
+
+// validateFailFast checks --fail-fast-after.
+func validateFailFast(after time.Duration) error {
+	if after <= 0 {
+		return fmt.Errorf("--fail-fast-after %s: must be more than 0", after)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/stall"
 	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
@@ -68,6 +70,11 @@ type Options struct {
 	// ProgressTimeout bounds the wait of one step (0: the Deployment's
 	// progressDeadlineSeconds, 600 s when unset).
 	ProgressTimeout time.Duration
+	// FailFast holds the rollout as soon as the pods of the ReplicaSet a step waits for have
+	// been held back (stall.Stuck: ImagePullBackOff, Unschedulable, FailedCreate, ...) for
+	// FailFastAfter, instead of waiting for the progress timeout.
+	FailFast      bool
+	FailFastAfter time.Duration
 	// LeaseDuration is how long the lease lasts without renewal (0: 30 s); it is renewed
 	// every third of it.
 	LeaseDuration time.Duration
@@ -300,7 +307,8 @@ type StoppedError struct {
 
 func (e *StoppedError) Error() string { return e.Msg }
 
-// stepTimeout is a step whose pods did not become available in time.
+// stepTimeout is a step whose pods did not become available in time (or, with
+// Options.FailFast, were held back for FailFastAfter: failFast).
 type stepTimeout struct {
 	rs     string
 	want   int32
@@ -308,13 +316,29 @@ type stepTimeout struct {
 	waited time.Duration
 	pods   []string
 	msg    string // instead of the availability message
+	// stall: why the ReplicaSet's pods are not available (stall.Diagnose), when known.
+	stall    []stall.Reason
+	failFast time.Duration
 }
 
 func (e *stepTimeout) Error() string {
 	if e.msg != "" {
 		return e.msg
 	}
-	return fmt.Sprintf("ReplicaSet %s has %d of %d pods available after %s", e.rs, e.have, e.want, e.waited.Round(time.Second))
+	out := fmt.Sprintf("ReplicaSet %s has %d of %d pods available after %s", e.rs, e.have, e.want, e.waited.Round(time.Second))
+	if e.failFast > 0 {
+		out = fmt.Sprintf("--fail-fast: pods of ReplicaSet %s held back for %s or more (%d of %d available)", e.rs, e.failFast, e.have, e.want)
+	}
+	if len(e.stall) > 0 {
+		var why []string
+		for _, r := range e.stall {
+			h := r
+			h.Message = ""
+			why = append(why, h.String())
+		}
+		out += ": " + strings.Join(why, ", ")
+	}
+	return out
 }
 
 // Run executes what Prepare decided: takes over (or takes the lease of a held drive),

@@ -130,15 +130,25 @@ func (d *Driver) ask(ctx context.Context, info StepInfo) (res *Result, again boo
 	return nil, false, nil
 }
 
-// timedOut reports a step whose pods did not become available in time, with the pods
-// that are not, and holds.
+// timedOut reports a step whose pods did not become available in time (or were held back
+// for --fail-fast-after), with why (stall.Diagnose's reasons) and the pods that are not,
+// and holds.
 func (d *Driver) timedOut(ctx context.Context, to *stepTimeout, number, of int) (*Result, error) {
 	d.out.linef("step %d/%d: %v", number, of, to)
+	if len(to.stall) > 0 {
+		d.out.linef("not progressing:")
+	}
+	for _, r := range to.stall {
+		d.out.linef("  %s", r)
+	}
 	if len(to.pods) > 0 {
 		d.out.linef("pods not available:")
 	}
 	for _, p := range to.pods {
 		d.out.linef("  %s", p)
+	}
+	if to.failFast > 0 {
+		return d.hold(ctx, fmt.Sprintf("step %d/%d: %v", number, of, to))
 	}
 	return d.hold(ctx, fmt.Sprintf("step %d/%d timed out: %v", number, of, to))
 }

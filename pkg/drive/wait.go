@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/stall"
 	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
@@ -50,6 +51,7 @@ func (d *Driver) waitScaledDown(ctx context.Context, target string, number, of i
 func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want int32, number, of int, began time.Time) error {
 	timeout := d.progressTimeout()
 	var have int32
+	diagnosed := d.now() // the first read 2 s into the wait: a healthy step costs none
 	cond := func() (bool, error) {
 		if err := d.interrupted(); err != nil {
 			return false, err
@@ -59,16 +61,42 @@ func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want
 			return false, nil
 		}
 		have = rs.Status.AvailableReplicas
-		return rs.Generation >= gen && rs.Status.ObservedGeneration >= rs.Generation && have >= want, nil
+		done := rs.Generation >= gen && rs.Status.ObservedGeneration >= rs.Generation && have >= want
+		if done || !d.opts.FailFast || d.now().Sub(diagnosed) < stallEvery {
+			return done, nil
+		}
+		diagnosed = d.now()
+		if why := d.stalled(ctx, rs); len(stall.Stuck(why, d.now(), d.opts.FailFastAfter)) > 0 {
+			return false, &stepTimeout{rs: name, want: want, have: have, waited: d.now().Sub(began), failFast: d.opts.FailFastAfter,
+				stall: why, pods: d.unavailablePods(ctx, name)}
+		}
+		return false, nil
 	}
 	tick := func(waited time.Duration) {
 		d.out.statusf("step %d/%d: waiting for %s: %d/%d available (%s)", number, of, name, have, want, waited.Round(time.Second))
 	}
 	err := d.view.Wait(ctx, timeout, cond, tick)
 	if errors.Is(err, watch.ErrTimeout) {
-		return &stepTimeout{rs: name, want: want, have: have, waited: d.now().Sub(began), pods: d.unavailablePods(ctx, name)}
+		return &stepTimeout{rs: name, want: want, have: have, waited: d.now().Sub(began), pods: d.unavailablePods(ctx, name),
+			stall: d.stalled(ctx, d.view.ReplicaSet(name))}
 	}
 	return err
+}
+
+// stallEvery is how often a --fail-fast wait reads why its pods are not available.
+const stallEvery = 2 * time.Second
+
+// stalled says why rs's pods are not available (stall.Read: one LIST of its pods, events
+// and nodes only when needed; stall.Diagnose), nil when it cannot tell.
+func (d *Driver) stalled(ctx context.Context, rs *appsv1.ReplicaSet) []stall.Reason {
+	if rs == nil {
+		return nil
+	}
+	in, err := stall.Read(ctx, d.client, rs, nil)
+	if err != nil {
+		return nil
+	}
+	return stall.Diagnose(in, d.now())
 }
 
 // progressTimeout is --progress-timeout, or the Deployment's progressDeadlineSeconds

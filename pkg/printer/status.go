@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/stall"
 	"github.com/rollplan/kubectl-rollplan/pkg/status"
 )
 
@@ -40,6 +41,11 @@ func NewRolloutStatus(s *status.Status) *v1alpha1.RolloutStatus {
 		out.ETA = &metav1.Duration{Duration: s.ETA}
 	}
 	out.ETABasis = s.ETABasis
+	for _, r := range s.Stall {
+		out.Stalled = append(out.Stalled, v1alpha1.StatusStall{Reason: r.Reason, Pods: r.Pods, Message: r.Message,
+			Restarts: r.Restarts, Since: optTime(r.Since), Object: r.Object})
+	}
+	out.FailedFast = s.FailedFast
 	return out
 }
 
@@ -74,6 +80,13 @@ func PrintRolloutStatus(w io.Writer, r *v1alpha1.RolloutStatus) error {
 	p("Status", "%s", r.Message)
 	if r.Waiting != "" {
 		p("Waiting for", "%s", r.Waiting)
+	}
+	for i, st := range r.Stalled {
+		if i == 0 {
+			p("Not progressing", "%s", stallWords(st, r.ObservedAt.Time, true))
+			continue
+		}
+		fmt.Fprintf(tw, "\t%s\n", stallWords(st, r.ObservedAt.Time, true))
 	}
 	if r.HeldBy != "" {
 		p("Held", "%s", r.HeldBy)
@@ -137,10 +150,37 @@ func StatusLine(r *v1alpha1.RolloutStatus) string {
 	case r.Waiting != "":
 		fmt.Fprintf(&b, "  waiting for %s", r.Waiting)
 	}
+	if len(r.Stalled) > 0 {
+		var parts []string
+		for _, st := range r.Stalled {
+			parts = append(parts, stallWords(st, time.Time{}, false))
+		}
+		fmt.Fprintf(&b, "  NOT PROGRESSING: %s", strings.Join(parts, ", "))
+	}
 	if r.Warning != "" && r.Phase == string(status.PhaseProgressing) {
 		fmt.Fprintf(&b, "  WARNING: %s", r.Warning)
 	}
 	return b.String()
+}
+
+// stallWords is one reason: "2 pods ImagePullBackOff" (short), or with the message and
+// how long, from at: "2 pods ImagePullBackOff for 31s: Back-off pulling image \"web:nope\"".
+func stallWords(st v1alpha1.StatusStall, at time.Time, long bool) string {
+	r := stall.Reason{Reason: st.Reason, Pods: st.Pods, Restarts: st.Restarts}
+	if !long {
+		return r.String()
+	}
+	out := r.String()
+	if st.Since != nil && !at.IsZero() {
+		out += fmt.Sprintf(" for %s", round(max(0, at.Sub(st.Since.Time))))
+	}
+	if st.Object != "" {
+		out += fmt.Sprintf(" (%s)", st.Object)
+	}
+	if st.Message != "" {
+		out += ": " + st.Message
+	}
+	return out
 }
 
 // StatusKey is what StatusLine shows except the clock-driven durations: a watch prints a

@@ -20,6 +20,12 @@
 //     passed without progress;
 //   - for a rollout held by `kubectl rollplan drive`, drive's own step and holder instead.
 //
+// Follow adds, from the cluster, why a rollout that made no progress does not progress
+// (pkg/stall: its new ReplicaSet's refused creates, unschedulable pods, container states,
+// failing readiness probes, lost nodes; Status.Stall) and, with Config.FailFast, whether
+// that lasted Config.FailFastAfter (Status.FailedFast); and it keeps the sync latency fitted
+// to each Deployment's last complete rollout for the ETA of the next one (Latencies).
+//
 // Not modelled: where the rollout started when it began from a state that was itself in
 // flight (StartState assumes the previous revision was complete); pods the ReplicaSet
 // controller has not created yet are counted as the ReplicaSets' status shows them.

@@ -19,7 +19,9 @@ import (
 // Deployment's own pods (estimate.FromPods over estimate.SampledReplicaSets: creation to
 // Ready of the pods of the new and the previous ReplicaSet), and the sync latency latency
 // (--sync-latency) or, when nil, the one fitted to the Deployment's last rollout
-// (SyncLatency: none while a rollout is in flight, as its end is not there to measure).
+// (SyncLatency: none while a rollout is in flight, as its end is not there to measure; see
+// Latencies for the one kept from the rollout before). It returns the latency used (zero
+// without a Ready pod to measure).
 //   - with flag, Plan plans the whole rollout from StartState (step k of n against the
 //     timed plan, whose steps are the controller's finer writes when pods become ready one
 //     by one). Not with an estimate measured on the pods: the rollout's own pods become
@@ -33,14 +35,14 @@ import (
 // of the Deployment are overdue (not Ready longer than the estimate's maximum plus a second,
 // the timestamps' precision) the model cannot say when they will be: Rest is nil and
 // RestBasis says why. Pure: pods are the namespace's pods as read (not modified).
-func (o *Options) UseTimedModel(st *cluster.State, pods []*corev1.Pod, flag *estimate.Estimate, latency *estimate.Latency, now time.Time) {
+func (o *Options) UseTimedModel(st *cluster.State, pods []*corev1.Pod, flag *estimate.Estimate, latency *estimate.Latency, now time.Time) estimate.Latency {
 	var e estimate.Estimate
 	if flag != nil {
 		e = *flag
 	} else {
 		var err error
 		if e, err = estimate.FromPods(pods, estimate.SampledReplicaSets(st.ReplicaSets)); err != nil {
-			return
+			return estimate.Latency{}
 		}
 	}
 	if latency != nil {
@@ -57,7 +59,7 @@ func (o *Options) UseTimedModel(st *cluster.State, pods []*corev1.Pod, flag *est
 	}
 	if n, oldest := overdue(st, pods, e, now); n > 0 {
 		o.Rest, o.RestBasis = nil, fmt.Sprintf("none: %d %s not Ready after %s, longer than the time model's %s", n, pods1(n), oldest, basis(e))
-		return
+		return e.Latency
 	}
 	tm := e.Timing()
 	tm.Pending = estimate.Pending(pods, st.ReplicaSets, e, st.Deployment.Spec.MinReadySeconds, now)
@@ -66,6 +68,41 @@ func (o *Options) UseTimedModel(st *cluster.State, pods []*corev1.Pod, flag *est
 		return planner.Simulate(in)
 	}
 	o.RestBasis = basis(e)
+	return e.Latency
+}
+
+// Latencies keeps, per Deployment (namespace/name/uid), the sync latency fitted to its last
+// complete rollout: once the next rollout starts, its objects no longer show the last one
+// whole (LastRollout: not complete), and the ETA of the rollout in flight uses the kept one.
+// Follow keeps one for as long as it watches; a process that starts in the middle of a
+// rollout has none (latency 0, unless --sync-latency).
+type Latencies map[string]estimate.Latency
+
+// For returns UseTimedModel's latency for d: flag (--sync-latency) when set; the one kept
+// for d while its rollout is in flight (kubectl's verdict is not Complete); nil (fit now)
+// otherwise.
+func (k Latencies) For(d *appsv1.Deployment, flag *estimate.Latency) *estimate.Latency {
+	if flag != nil {
+		return flag
+	}
+	if phase, _ := Verdict(d); phase == PhaseComplete {
+		return nil
+	}
+	if l, ok := k[latencyKey(d)]; ok {
+		return &l
+	}
+	return nil
+}
+
+// Keep records l for d when it was fitted to d's complete rollout (LatencyRollout).
+func (k Latencies) Keep(d *appsv1.Deployment, l estimate.Latency) {
+	if phase, _ := Verdict(d); phase == PhaseComplete && l.Source == estimate.LatencyRollout {
+		k[latencyKey(d)] = l
+	}
+}
+
+func latencyKey(d *appsv1.Deployment) string {
+	return d.Namespace + "/" + d.Name + "/" + string(d.UID)
 }
 
 // SyncLatency fits the sync latency to the last rollout of d (live, with rss, the

@@ -39,12 +39,16 @@ type Config struct {
 	// the timed plan (Options.UseTimedModel): the namespace's pods (or, for one name, those
 	// of its selector) are watched too. ReadyAfter is the estimate of --pod-ready-after; nil
 	// measures each Deployment's own pods. SyncLatency is --sync-latency's; nil fits it to
-	// each Deployment's last rollout.
+	// each Deployment's last rollout, kept once the next rollout starts (Latencies).
 	ETA         bool
 	ReadyAfter  *estimate.Estimate
 	SyncLatency *estimate.Latency
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// FailFast ends the follow as soon as the new pods of a rollout have been in a state
+	// that holds it back (stall.Stuck) for FailFastAfter (Status.FailedFast).
+	FailFast      bool
+	FailFastAfter time.Duration
 }
 
 // Follow reads the Deployments cfg selects and their ReplicaSets through a watch cache
@@ -86,14 +90,19 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 	defer c.Close()
 	var last []*Status
 	var doneAt time.Time
+	g := &diagnoser{ctx: ctx, client: client, every: DiagnoseEvery, last: map[string]diagnosis{}}
+	kept := Latencies{}
 	eval := func() (bool, error) {
-		sts, err := read(c, cfg, now(), last == nil)
+		sts, err := read(c, cfg, now(), last == nil, g, kept)
 		if err != nil {
 			return false, err
 		}
 		last = sts
 		if err := show(sts); err != nil {
 			return false, err
+		}
+		if anyFailedFast(sts) {
+			return true, nil
 		}
 		if !cfg.Watch || !AllDone(sts) {
 			return !cfg.Watch, nil
@@ -130,9 +139,10 @@ func allSettled(sts []*Status) bool {
 }
 
 // read computes the status of every selected Deployment in the cache, sorted by namespace
-// and name. A
-// named Deployment missing at the first read is not found, later it was deleted.
-func read(c *watch.Cache, cfg Config, now time.Time, first bool) ([]*Status, error) {
+// and name, with why each rollout does not progress (g), and the sync latency of each
+// Deployment's last complete rollout kept across reads (kept). A named Deployment missing
+// at the first read is not found, later it was deleted.
+func read(c *watch.Cache, cfg Config, now time.Time, first bool, g *diagnoser, kept Latencies) ([]*Status, error) {
 	ds, err := c.Deployments().List(labels.Everything())
 	if err != nil {
 		return nil, err
@@ -167,9 +177,15 @@ func read(c *watch.Cache, cfg Config, now time.Time, first bool) ([]*Status, err
 		}
 		opts := cfg.Options
 		if cfg.ETA {
-			opts.UseTimedModel(st, pods, cfg.ReadyAfter, cfg.SyncLatency, now)
+			used := opts.UseTimedModel(st, pods, cfg.ReadyAfter, kept.For(st.Deployment, cfg.SyncLatency), now)
+			kept.Keep(st.Deployment, used)
 		}
-		out = append(out, Compute(st.Deployment, st.ReplicaSets, now, opts))
+		s := Compute(st.Deployment, st.ReplicaSets, now, opts)
+		g.why(s, newReplicaSet(s, st.ReplicaSets), cachedPods(c, pods), now)
+		if cfg.FailFast {
+			s.failFast(now, cfg.FailFastAfter)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -182,4 +198,25 @@ func missing(cfg Config, ds []*appsv1.Deployment) string {
 		}
 	}
 	return ""
+}
+
+// newReplicaSet returns the ReplicaSet of rss named s.NewReplicaSet, nil when none.
+func newReplicaSet(s *Status, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	for _, rs := range rss {
+		if s.NewReplicaSet != "" && rs.Name == s.NewReplicaSet {
+			return rs
+		}
+	}
+	return nil
+}
+
+// cachedPods is pods when c watches pods (never nil then), else nil (stall.Read lists them).
+func cachedPods(c *watch.Cache, pods []*corev1.Pod) []*corev1.Pod {
+	if c.Pods() == nil {
+		return nil
+	}
+	if pods == nil {
+		return []*corev1.Pod{}
+	}
+	return pods
 }

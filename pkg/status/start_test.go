@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -128,5 +129,48 @@ func TestLastRollout(t *testing.T) {
 		if l := SyncLatency(d, rss, e); l.Source != estimate.LatencyNone || l.PerWrite != 0 || l.Why != why {
 			t.Errorf("%s: SyncLatency %+v, want none saying %q", name, l, why)
 		}
+	}
+}
+
+// TestLatenciesKept: the latency fitted to the complete rollout (28 s per write, as in
+// TestLastRollout) is kept once the next rollout is in flight, when the objects no longer
+// show the last one whole, and the ETA's basis says so; --sync-latency wins; a rollout
+// complete again is fitted again.
+func TestLatenciesKept(t *testing.T) {
+	d, rss := point{newReplicas: 10, newAvailable: 10, observed: true, reason: NewRSAvailableReason}.state(testutil.RollingUpdate("25%", "25%"))
+	d.Status.Conditions[0].Message = fmt.Sprintf("ReplicaSet %q has successfully progressed.", rss[1].Name)
+	e, err := estimate.ParseReadyAfter("2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := Latencies{}
+	var o Options
+	used := o.UseTimedModel(&cluster.State{Deployment: d, ReplicaSets: rss}, nil, &e, kept.For(d, nil), testutil.Time(10).Time)
+	kept.Keep(d, used)
+	if used.PerWrite != 28*time.Second {
+		t.Fatalf("complete: latency %+v, want 28s fitted", used)
+	}
+
+	inFlight, rss2 := point{newReplicas: 5, newAvailable: 0, observed: true, reason: "ReplicaSetUpdated"}.state(testutil.RollingUpdate("25%", "25%"))
+	if l := SyncLatency(inFlight, rss2, e); l.Source != estimate.LatencyNone {
+		t.Fatalf("in flight, fitted from its objects: %+v, want none", l)
+	}
+	o = Options{}
+	used = o.UseTimedModel(&cluster.State{Deployment: inFlight, ReplicaSets: rss2}, nil, &e, kept.For(inFlight, nil), testutil.Time(10).Time)
+	kept.Keep(inFlight, used)
+	if used.PerWrite != 28*time.Second || !strings.Contains(o.RestBasis, "28s per write (fitted to the last rollout)") {
+		t.Errorf("in flight: latency %+v, basis %q; want the kept 28s", used, o.RestBasis)
+	}
+	flag := estimate.Latency{Source: estimate.LatencyFlag, PerWrite: time.Second}
+	if l := kept.For(inFlight, &flag); l.PerWrite != time.Second {
+		t.Errorf("--sync-latency 1s: For = %+v, want it", l)
+	}
+	if l := kept.For(d, nil); l != nil {
+		t.Errorf("complete: For = %+v, want nil (fit again)", l)
+	}
+	other := inFlight.DeepCopy()
+	other.UID = "another"
+	if l := kept.For(other, nil); l != nil {
+		t.Errorf("a Deployment recreated under the same name: For = %+v, want nil", l)
 	}
 }

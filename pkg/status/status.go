@@ -10,6 +10,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/stall"
 )
 
 // Phase is where a rollout stands, in kubectl's terms.
@@ -97,6 +98,12 @@ type Status struct {
 	// Warning: the deadline is near (see Options.WarnAfter), or the controller already gave
 	// up; "" otherwise.
 	Warning string
+
+	// Stall: why the new ReplicaSet does not progress (stall.Diagnose), set by Follow while
+	// it lacks available pods; empty otherwise. FailedFast: with Config.FailFast, a reason
+	// has lasted Config.FailFastAfter.
+	Stall      []stall.Reason
+	FailedFast bool
 }
 
 // Write is one ReplicaSet write of a plan, by name.
@@ -265,6 +272,10 @@ const (
 	// ResultTimedOut: the wait ended (--timeout) before every rollout was complete, and
 	// none failed.
 	ResultTimedOut
+	// ResultFailedFast: with --fail-fast, the new pods of some rollout stayed in a state
+	// that holds it back (Status.FailedFast) for --fail-fast-after, and none exceeded its
+	// progress deadline.
+	ResultFailedFast
 )
 
 // Summarize returns the result of sts, the last status of each Deployment; timedOut says the
@@ -281,12 +292,23 @@ func Summarize(sts []*Status, timedOut bool) Result {
 		complete = complete && s.Phase == PhaseComplete
 	}
 	switch {
+	case anyFailedFast(sts):
+		return ResultFailedFast
 	case complete:
 		return ResultComplete
 	case timedOut:
 		return ResultTimedOut
 	}
 	return ResultWaiting
+}
+
+func anyFailedFast(sts []*Status) bool {
+	for _, s := range sts {
+		if s.FailedFast {
+			return true
+		}
+	}
+	return false
 }
 
 // AllDone reports whether every rollout of sts is complete or failed: a watch can stop.

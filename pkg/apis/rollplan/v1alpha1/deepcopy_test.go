@@ -44,6 +44,8 @@ func rolloutStatus(name string) *RolloutStatus {
 		Waiting:     "2 of 5 new pods available", StartedAt: &at, CompletedAt: &at,
 		Elapsed: &metav1.Duration{Duration: time.Minute}, LastProgressAt: &at, DeadlineAt: &at,
 		ETA: &metav1.Duration{Duration: time.Minute}, ETABasis: "pods Ready after 2s", Warning: "near", HeldBy: "drive", PlanError: "none",
+		Stalled:    []StatusStall{{Reason: "ImagePullBackOff", Pods: 2, Message: "Back-off pulling image", Restarts: 1, Since: &at, Object: name + "-7d9f-x"}},
+		FailedFast: true,
 	}
 }
 

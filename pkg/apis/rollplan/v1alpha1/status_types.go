@@ -54,6 +54,28 @@ type RolloutStatus struct {
 	ETABasis string           `json:"etaBasis,omitempty"`
 	// Warning: the deadline is near or passed.
 	Warning string `json:"warning,omitempty"`
+	// Stalled says why the new ReplicaSet does not progress, one entry per reason, while it
+	// lacks available pods (absent otherwise).
+	Stalled []StatusStall `json:"stalled,omitempty"`
+	// FailedFast: with --fail-fast, a reason of stalled lasted --fail-fast-after.
+	FailedFast bool `json:"failedFast,omitempty"`
+}
+
+// StatusStall is one reason a rollout's new ReplicaSet does not progress.
+type StatusStall struct {
+	// Reason: FailedCreate, Unschedulable, Unhealthy, NodeLost, or the kubelet's container
+	// reason (ImagePullBackOff, CrashLoopBackOff, ...).
+	Reason string `json:"reason"`
+	// Pods in this state (FailedCreate: the pods not created).
+	Pods int32 `json:"pods"`
+	// Message: the cluster's words for the first of them.
+	Message string `json:"message,omitempty"`
+	// Restarts: the highest container restart count of those pods.
+	Restarts int32 `json:"restarts,omitempty"`
+	// Since: when the earliest of them entered the state.
+	Since *metav1.Time `json:"since,omitempty"`
+	// Object: the pod (or ReplicaSet) the message is from.
+	Object string `json:"object,omitempty"`
 }
 
 // StatusDeployment identifies the Deployment of a status.
