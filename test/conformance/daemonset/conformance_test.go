@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apps "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 
@@ -55,6 +56,9 @@ type outcome struct {
 	Complete         bool
 	Desired          int
 	RevisionsDeleted []string
+	// Bounds: per sync that created or deleted pods, "sync: Ccreates Ddeletes uUnavailable
+	// sSurging" right after it.
+	Bounds []string
 }
 
 // counts are the figures the test reports.
@@ -99,7 +103,7 @@ func check(t *testing.T, c *counts, f *fixture, rd planner.Readiness) error {
 	for _, o := range res.Ops {
 		touched[o.Sync] = append(touched[o.Sync], o.Node)
 	}
-	in := dsplanner.Input{DaemonSet: f.ds, Revisions: f.revs, Nodes: f.nodes, Pods: f.pods, Readiness: rd,
+	in := dsplanner.Input{Now: metav1.NewTime(daemon.Start), DaemonSet: f.ds, Revisions: f.revs, Nodes: f.nodes, Pods: f.pods, Readiness: rd,
 		NodeOrder: func(step int) []string { return touched[step] }}
 	plan, err := dsplanner.Simulate(in)
 	if err != nil {
@@ -158,8 +162,9 @@ func fromController(f *fixture, res *daemon.Result) outcome {
 	for _, x := range res.Ops {
 		o.Ops = append(o.Ops, op{Sync: x.Sync, Action: x.Action, Pod: x.Pod, Node: x.Node, Revision: names[x.Hash]})
 	}
-	for _, d := range res.RevisionsDeleted {
-		o.RevisionsDeleted = append(o.RevisionsDeleted, d)
+	o.RevisionsDeleted = append(o.RevisionsDeleted, res.RevisionsDeleted...)
+	for _, b := range res.Bounds {
+		o.Bounds = append(o.Bounds, fmt.Sprintf("%d: C%d D%d u%d s%d", b.Sync, b.Creates, b.Deletes, b.Unavailable, b.Surging))
 	}
 	sortOps(o.Ops)
 	return o
@@ -173,6 +178,9 @@ func fromPlan(p *dsplanner.Plan) outcome {
 	}
 	for _, d := range p.RevisionsDeleted {
 		o.RevisionsDeleted = append(o.RevisionsDeleted, fmt.Sprintf("sync %d: %s", d.Step, d.Revision))
+	}
+	for _, s := range p.Steps {
+		o.Bounds = append(o.Bounds, fmt.Sprintf("%d: C%d D%d u%d s%d", s.Step, s.Creates, s.Deletes, s.Unavailable, s.Surging))
 	}
 	sortOps(o.Ops)
 	return o

@@ -94,8 +94,18 @@ func node(name string, labels map[string]string, taints ...corev1.Taint) *corev1
 	}
 }
 
+// podState is a generated pod's readiness and phase.
+type podState int
+
+const (
+	podReady   podState = iota // Ready since epoch
+	podUnready                 // no Ready condition
+	podRecent                  // Ready 10 s before daemon.Start (not available under minReadySeconds 30)
+	podFailed                  // phase Failed
+)
+
 // addPod adds a pod of the revision with hash on node, created k seconds after epoch.
-func (f *fixture) addPod(nodeName, hash string, ready bool, k int) {
+func (f *fixture) addPod(nodeName, hash string, st podState, k int) {
 	labels := maps.Clone(dsLabels)
 	labels[apps.DefaultDaemonSetUniqueLabelKey] = hash
 	p := &corev1.Pod{
@@ -108,8 +118,13 @@ func (f *fixture) addPod(nodeName, hash string, ready bool, k int) {
 		Spec:   corev1.PodSpec{NodeName: nodeName, Containers: f.ds.Spec.Template.Spec.Containers},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
-	if ready {
+	switch st {
+	case podReady:
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(epoch)}}
+	case podRecent:
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(daemon.Start.Add(-10 * time.Second))}}
+	case podFailed:
+		p.Status.Phase = corev1.PodFailed
 	}
 	f.pods = append(f.pods, p)
 }
@@ -129,6 +144,9 @@ func generate(r *rand.Rand) *fixture {
 	}
 	if r.Intn(3) == 0 {
 		base.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+	}
+	if r.Intn(3) == 0 {
+		base.Spec.MinReadySeconds = 30
 	}
 	if r.Intn(4) == 0 {
 		base.Spec.RevisionHistoryLimit = ptr.To(int32(r.Intn(3)))
@@ -188,7 +206,9 @@ func generate(r *rand.Rand) *fixture {
 			taints = append(taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute})
 		}
 		f.nodes = append(f.nodes, node(name, labels, taints...))
-		ready := func() bool { return r.Intn(5) != 0 }
+		ready := func() podState {
+			return pick(r, podReady, podReady, podReady, podReady, podReady, podUnready, podUnready, podRecent, podFailed)
+		}
 		switch r.Intn(8) {
 		case 0: // no pod
 		case 1:
@@ -200,7 +220,9 @@ func generate(r *rand.Rand) *fixture {
 			f.addPod(name, pick(r, oldHashes...), ready(), k)
 			k++
 			if newHash != "" {
-				f.addPod(name, newHash, ready(), k)
+				// Never a second failed pod on a node: the controller deletes one failed pod
+				// per node per failed-pod backoff period, which the planner does not model.
+				f.addPod(name, newHash, pick(r, podReady, podReady, podUnready, podRecent), k)
 				k++
 			}
 		default:
@@ -211,7 +233,7 @@ func generate(r *rand.Rand) *fixture {
 	if ru := f.ds.Spec.UpdateStrategy.RollingUpdate; r.Intn(6) == 0 && ru != nil && ru.MaxSurge.String() == "0" {
 		// A pod on a node that no longer exists (with surge the controller's rolling
 		// update fails on it, every sync).
-		f.addPod("gone", pick(r, oldHashes...), true, k)
+		f.addPod("gone", pick(r, oldHashes...), podReady, k)
 	}
 	return f
 }
