@@ -252,3 +252,41 @@ func TestNoChange(t *testing.T) {
 		t.Errorf("outcome %s, ops %v, revision %+v; want NoChange, none, v1 reused as 1", p.Outcome, p.PodOperations, p.UpdateRevision)
 	}
 }
+
+func TestBurstReplicas(t *testing.T) {
+	// 300 nodes, maxUnavailable 100%: the rolling update may delete all 300 old pods, but a
+	// sync makes at most 250 deletes: sync 1 deletes 250 (which ones depends on the node
+	// order), sync 2's manage creates their 250 replacements (so no rolling update that
+	// sync), sync 3 deletes the last 50 old pods (300 unavailable), sync 4 replaces them.
+	w := newWorld(300, "agent:v2").strategy("0", "100%")
+	p := simulate(t, w.in)
+	want := []string{"1: C0 D250 u250 s0", "2: C250 D0 u250 s0", "3: C0 D50 u300 s0", "4: C50 D0 u300 s0"}
+	if d := cmp.Diff(want, stepCounts(p)); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+	if p.OrderMattersFrom != 1 {
+		t.Errorf("OrderMattersFrom = %d, want 1", p.OrderMattersFrom)
+	}
+}
+
+func TestDuplicateRevisions(t *testing.T) {
+	// Two revisions hold the new template (numbers 2 and 3): the controller keeps number 3,
+	// deletes the other and relabels every pod with its hash, old pods included. Sync 1's
+	// rolling update still sees the old labels and deletes one v1 pod (maxUnavailable 1);
+	// from sync 2 the two others count as updated, so only node-0 gets a new pod.
+	w := newWorld(3, "agent:v2")
+	dup := w.revision(w.in.DaemonSet, 2)
+	keep := dup.DeepCopy()
+	keep.Name, keep.Revision = "agent-kept", 3
+	w.in.Revisions = append(w.in.Revisions, dup, keep)
+	p := simulate(t, w.in)
+	if d := cmp.Diff([]RevisionDelete{{Step: 1, Revision: dup.Name}}, p.RevisionsDeleted); d != "" {
+		t.Errorf("revisions deleted (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"1: C0 D1 u1 s0", "2: C1 D0 u1 s0"}, stepCounts(p)); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+	if p.UpdateRevision.Name != "agent-kept" || p.UpdateRevision.Number != 3 || p.Outcome != OutcomeComplete {
+		t.Errorf("update revision %+v, outcome %s; want agent-kept 3, Complete", p.UpdateRevision, p.Outcome)
+	}
+}
