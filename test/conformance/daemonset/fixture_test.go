@@ -98,10 +98,11 @@ func node(name string, labels map[string]string, taints ...corev1.Taint) *corev1
 type podState int
 
 const (
-	podReady   podState = iota // Ready since epoch
-	podUnready                 // no Ready condition
-	podRecent                  // Ready 10 s before daemon.Start (not available under minReadySeconds 30)
-	podFailed                  // phase Failed
+	podReady       podState = iota // Ready since epoch
+	podUnready                     // no Ready condition
+	podRecent                      // Ready 10 s before daemon.Start (not available under minReadySeconds 30)
+	podFailed                      // phase Failed
+	podTerminating                 // Ready, with a deletionTimestamp (and a finalizer)
 )
 
 // addPod adds a pod of the revision with hash on node, created k seconds after epoch.
@@ -125,6 +126,10 @@ func (f *fixture) addPod(nodeName, hash string, st podState, k int) {
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(daemon.Start.Add(-10 * time.Second))}}
 	case podFailed:
 		p.Status.Phase = corev1.PodFailed
+	case podTerminating:
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(epoch)}}
+		p.DeletionTimestamp = ptr.To(metav1.NewTime(daemon.Start.Add(-time.Second)))
+		p.Finalizers = []string{"example.com/hold"}
 	}
 	f.pods = append(f.pods, p)
 }
@@ -222,7 +227,7 @@ func generate(r *rand.Rand) *fixture {
 			if newHash != "" {
 				// Never a second failed pod on a node: the controller deletes one failed pod
 				// per node per failed-pod backoff period, which the planner does not model.
-				f.addPod(name, newHash, pick(r, podReady, podReady, podUnready, podRecent), k)
+				f.addPod(name, newHash, pick(r, podReady, podReady, podUnready, podRecent, podTerminating), k)
 				k++
 			}
 		default:
