@@ -137,7 +137,7 @@ func (f *fixture) addPod(nodeName, hash string, st podState, k int) {
 // pick returns one of xs at random.
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.Intn(len(xs))] }
 
-// generate builds a random start state: 1-12 nodes with labels and taints, a template with or
+// generate builds a random start state: 1-12 nodes (one in ten: 13-40) with labels and taints, a template with or
 // without a nodeSelector and a toleration, RollingUpdate (maxUnavailable, maxSurge) or
 // OnDelete, 1-3 old revisions, a change to a new template, back to an old one (a rollback)
 // or none, sometimes a ControllerRevision that takes the new one's name (a collision), and
@@ -195,6 +195,9 @@ func generate(r *rand.Rand) *fixture {
 		newHash = ""
 	}
 	nNodes := 1 + r.Intn(12)
+	if r.Intn(10) == 0 {
+		nNodes = 13 + r.Intn(28) // percentages of larger counts
+	}
 	k := 0
 	for i := range nNodes {
 		name := fmt.Sprintf("node-%02d", i)
