@@ -88,7 +88,7 @@ fuzz-short: ## each fuzz target for 10s (part of make test)
 	$(MAKE) fuzz FUZZTIME=10s FUZZPARALLEL=1
 
 conformance: ## the planner against the real v1.36.3 Deployment controller, run in-process (test/conformance)
-	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
+	cd test/conformance && bash hack/gen-upstream.sh && bash hack/gen-upstream-daemon.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
 
 conformance-timed: ## the timed model beside the upstream controller on every generated start state (2,000; make conformance runs every 10th)
 	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) test -count=1 -run 'TestConformance$$' . -conformance.timed=1
