@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a private local Kubernetes v1.36.3 cluster on loopback: etcd, kube-apiserver,
 # kube-controller-manager (deployment, replicaset, statefulset, daemonset, serviceaccount,
-# garbage-collector and namespace controllers), kube-scheduler and kwok (fake nodes and pods, stages from
+# resourcequota, garbage-collector and namespace controllers), kube-scheduler and kwok (fake nodes and pods, stages from
 # hack/cluster/kwok-stages.yaml). See docs/local-cluster.md in the shared notes.
 #
 # Usage: hack/cluster/up.sh [--no-deployment-controller]
@@ -188,7 +188,9 @@ wait_for kube-apiserver 90 curl -fsSk -H "Authorization: Bearer $token" "https:/
 
 # statefulset-controller and daemonset-controller: the history, undo, restart and status of
 # those kinds are tested against the real controllers (test/e2e/kinds_test.go).
-controllers=replicaset-controller,statefulset-controller,daemonset-controller,serviceaccount-controller,garbage-collector-controller,namespace-controller
+# resourcequota-controller: a ResourceQuota's status.used, so quota admission refuses pods
+# past its hard limits as a real cluster does (test/e2e/stall_test.go, feasibility e2e).
+controllers=replicaset-controller,statefulset-controller,daemonset-controller,serviceaccount-controller,resourcequota-controller,garbage-collector-controller,namespace-controller
 [[ $no_dc == 1 ]] || controllers=deployment-controller,$controllers
 start kube-controller-manager kube-controller-manager \
   --kubeconfig="$kubeconfig" --leader-elect=false \

@@ -168,8 +168,8 @@ func TestStallQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Quota admission charges against status.used, which the resourcequota controller
-	// fills in; without it (hack/cluster/up.sh does not run it today) nothing is refused.
-	deadline := time.Now().Add(3 * time.Second)
+	// (hack/cluster/up.sh runs it) fills in: wait for it before the rollout.
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		got, err := c.Client.CoreV1().ResourceQuotas(ns).Get(t.Context(), "pods", metav1.GetOptions{})
 		if err != nil {
@@ -179,7 +179,7 @@ func TestStallQuota(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Skip("the local cluster runs no resourcequota-controller: quota status.used stays empty, nothing is refused")
+			t.Fatal("the ResourceQuota's status.hard is still empty after 30s: is the resourcequota-controller running (hack/cluster/up.sh)?")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
