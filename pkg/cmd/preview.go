@@ -9,12 +9,16 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 var (
@@ -179,31 +183,17 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 
 // runOne previews the change of the one Deployment o names.
 func (o *PreviewOptions) runOne(ctx context.Context) error {
-	now := o.Now().UTC().Truncate(time.Second)
-	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, o.Change.HasManifest())
+	cfg := o.pipelineConfig(o.Now().UTC().Truncate(time.Second))
+	src := o.source(o.Client)
+	members, err := src.Select(ctx, pipeline.Selection{Refs: []target.Ref{o.Ref}, AllowMissing: o.Change.HasManifest()})
 	if err != nil {
 		return err
 	}
-	desired, warnings, err := o.desired(ctx, state, o.Namespace, now)
-	if err != nil {
-		return err
+	r := cfg.Plan(ctx, src, members[0])
+	if r.Err != nil {
+		return r.Err
 	}
-	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, state, o.StateFile == "", now)
-	if err != nil {
-		return err
-	}
-	plan, err := planner.Simulate(planner.Input{
-		Deployment:  desired,
-		ReplicaSets: state.ReplicaSets,
-		Readiness:   planner.Readiness(o.Readiness),
-		Timing:      timing,
-		// Now stays zero: the change is made after the preview, so the new ReplicaSet is
-		// newer than every existing one even when one was created in this very second.
-	})
-	if err != nil {
-		return err
-	}
-	warnings = append(warnings, orphanWarnings(state)...)
+	plan, est, warnings := r.Plan, r.Estimate, r.Warnings
 	switch {
 	case o.Output.Human() && o.Summary:
 		api := printer.NewRolloutPlan(plan, warnings)
@@ -222,11 +212,7 @@ func (o *PreviewOptions) runOne(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		obj := printer.NewRolloutPlan(plan, warnings)
-		if est != nil {
-			obj.Timing = printer.NewPlanTiming(est, plan.MinReadySeconds)
-		}
-		if err := p.PrintObj(obj, o.Out); err != nil {
+		if err := p.PrintObj(apiPlan(r), o.Out); err != nil {
 			return err
 		}
 	}
@@ -236,36 +222,56 @@ func (o *PreviewOptions) runOne(ctx context.Context) error {
 	return nil
 }
 
+// apiPlan is r's RolloutPlan (its timing section under the timed model).
+func apiPlan(r pipeline.Result) *v1alpha1.RolloutPlan {
+	obj := printer.NewRolloutPlan(r.Plan, r.Warnings)
+	if r.Estimate != nil {
+		obj.Timing = printer.NewPlanTiming(r.Estimate, r.Plan.MinReadySeconds)
+	}
+	if r.Source != "" {
+		obj.Context = r.Source
+	}
+	return obj
+}
+
 // planOptions are the human plan's options with warnings.
 func (o *PreviewOptions) planOptions(warnings []string) printer.PlanOptions {
 	return printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: warnings}
 }
 
-// orphanWarnings says, for each orphan ReplicaSet of st, that the controller adopts it.
-func orphanWarnings(st *cluster.State) []string {
-	var out []string
-	for _, rs := range st.Orphans {
-		out = append(out, fmt.Sprintf("ReplicaSet %s has no owner: the controller adopts it at its next sync", rs.Name))
+// source is where the preview reads: the state file, or the current context through client.
+func (o *PreviewOptions) source(client func() (kubernetes.Interface, error)) pipeline.Source {
+	if o.StateFile != "" {
+		return pipeline.NewFile(o.StateFile)
 	}
-	return out
+	return pipeline.NewLive("", "", client)
 }
 
-// desired applies the change flags to the state (a Deployment of namespace) and, against a
-// cluster, gets the exact server-defaulted template from a dry run.
-func (o *PreviewOptions) desired(ctx context.Context, state *cluster.State, namespace string, now time.Time) (*appsv1.Deployment, []string, error) {
-	if !o.Change.Any() {
-		return state.Deployment, nil, nil
+// pipelineConfig is the pipeline's config of the flags: readiness, timing and the change.
+func (o *PreviewOptions) pipelineConfig(now time.Time) *pipeline.Config {
+	cfg := &pipeline.Config{
+		Readiness:    planner.Readiness(o.Readiness),
+		Timing:       pipeline.Timing{PodReadyAfter: o.Timing.PodReadyAfter, SyncLatency: o.Timing.SyncLatency},
+		FromManifest: o.Change.HasManifest(),
+		Now:          now,
 	}
-	if o.StateFile != "" {
-		desired, warnings, err := o.Change.Desired(state, namespace, o.In, now)
-		if err == nil && o.Change.HasManifest() {
-			warnings = append(warnings, "offline: the manifest's template is defaulted client-side; the new ReplicaSet's name may differ from the one the server-defaulted template gets")
+	if o.Change.Any() {
+		cfg.Change = o.desired(now)
+	}
+	return cfg
+}
+
+// desired is the pipeline's change: the change flags applied to the state (a Deployment of
+// namespace) and, against a cluster, the exact server-defaulted template from a dry run.
+func (o *PreviewOptions) desired(now time.Time) pipeline.ChangeFunc {
+	return func(ctx context.Context, src pipeline.Source, state *cluster.State, namespace string) (*appsv1.Deployment, []string, error) {
+		if !src.Live() {
+			return o.Change.Desired(state, namespace, o.In, now)
 		}
-		return desired, warnings, err
+		cs, err := src.Client()
+		if err != nil {
+			return nil, nil, err
+		}
+		return o.Change.ServerDesired(ctx, cs, state, namespace, o.In, now)
 	}
-	cs, err := o.Client()
-	if err != nil {
-		return nil, nil, err
-	}
-	return o.Change.ServerDesired(ctx, cs, state, namespace, o.In, now)
 }

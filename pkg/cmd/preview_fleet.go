@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
-	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
-	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
@@ -32,14 +30,11 @@ func (o *PreviewOptions) validateFleet() error {
 	return nil
 }
 
-// fleetPlan is one Deployment's result in a preview over many: its plan (with warnings), the
-// estimate a timed plan was made with (nil otherwise) and the plan's API object.
+// fleetPlan is one Deployment's result in a preview over many: the pipeline's Result (its
+// plan, warnings, estimate) and the plan's API object (nil when it failed).
 type fleetPlan struct {
-	fleetMember
-	plan     *planner.Plan
-	warnings []string
-	est      *estimate.Estimate
-	Plan     *v1alpha1.RolloutPlan
+	pipeline.Result
+	API *v1alpha1.RolloutPlan
 }
 
 // runFleet previews every selected Deployment: the change flags applied to each (as `kubectl
@@ -47,54 +42,66 @@ type fleetPlan struct {
 // in full (--summary: the table only); -o: a RolloutPlanList. Failed Deployments are named on
 // stderr, the others still printed; the exit is fleetExit's.
 func (o *PreviewOptions) runFleet(ctx context.Context, now time.Time) error {
-	members, err := o.Fleet.load(ctx, o.StateFile)
+	client := o.Client
+	if client == nil {
+		client = o.Fleet.Client // the reads, dry runs and pod LISTs of every Deployment: one clientset
+	}
+	src := o.source(client)
+	sel, err := o.selection()
 	if err != nil {
 		return err
 	}
-	results := o.planFleet(ctx, members, now)
+	members, err := src.Select(ctx, sel)
+	if err != nil {
+		return err
+	}
+	results := fleetPlans(o.pipelineConfig(now).PlanAll(ctx, src, members))
 	if len(results) == 0 {
 		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
 	}
-	var failed []fleetMember
-	var stalled int
-	for _, r := range results {
-		switch {
-		case r.Err != nil:
-			failed = append(failed, r.fleetMember)
-		case r.Plan.Outcome == string(planner.OutcomeStalled):
-			stalled++
-		}
-	}
-	if err := o.printFleet(results); err != nil {
+	failed, stalled := o.tally(results)
+	if err := o.printFleet(results, false); err != nil {
 		return err
 	}
 	return fleetExit(o.Fleet.failures(o.ErrOut, failed), stalled, o.FailOnStall)
 }
 
-// planFleet plans each member (planOne), manifest.DefaultParallel at a time
-// (manifest.Each, the bound of a manifest set's dry runs): with a change flag each sends a
-// server-side dry run, under timed readiness a LIST of pods. One result per member, in the
-// members' order; a member that fails carries its error and the others are planned. The
-// clientset is built once for all (the client-side rate limit is then shared).
-func (o *PreviewOptions) planFleet(ctx context.Context, members []fleetMember, now time.Time) []fleetPlan {
-	if o.Client == nil && o.Fleet.Client != nil {
-		o.Client = sync.OnceValues(o.Fleet.Client) // the dry runs and pod LISTs of each Deployment
+// selection is the pipeline's Selection of the flags: the LIST of -l/--all/-A, or the names.
+// Errors: Selection.Resolve's (names ask nothing).
+func (o *PreviewOptions) selection() (pipeline.Selection, error) {
+	sel := o.Fleet.Selection
+	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope(), ExplicitNamespace: sel.EnforceNamespace}
+	if ps.Bulk {
+		return ps, nil
 	}
-	results := make([]fleetPlan, len(members))
-	manifest.Each(ctx, len(members), 0, func(ctx context.Context, i int) {
-		r := fleetPlan{fleetMember: members[i]}
-		if r.Err == nil {
-			r.plan, r.est, r.warnings, r.Err = o.planOne(ctx, r.fleetMember, now)
+	var err error
+	ps.Refs, err = sel.Resolve()
+	return ps, err
+}
+
+// tally returns the members that failed and the number of plans that stall.
+func (o *PreviewOptions) tally(results []fleetPlan) (failed []fleetMember, stalled int) {
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+			failed = append(failed, fleetMember{Ref: r.Ref, State: r.State, Err: r.Err})
+		case r.Plan.Outcome == planner.OutcomeStalled:
+			stalled++
 		}
+	}
+	return failed, stalled
+}
+
+// fleetPlans pairs each result with its API object.
+func fleetPlans(rs []pipeline.Result) []fleetPlan {
+	out := make([]fleetPlan, len(rs))
+	for i, r := range rs {
+		out[i] = fleetPlan{Result: r}
 		if r.Err == nil {
-			r.Plan = printer.NewRolloutPlan(r.plan, r.warnings)
-			if r.est != nil {
-				r.Plan.Timing = printer.NewPlanTiming(r.est, r.plan.MinReadySeconds)
-			}
+			out[i].API = apiPlan(r)
 		}
-		results[i] = r
-	})
-	return results
+	}
+	return out
 }
 
 // noneFound is kubectl's line for an empty selection.
@@ -105,26 +112,9 @@ func noneFound(namespace string) string {
 	return fmt.Sprintf("No resources found in %s namespace.", namespace)
 }
 
-// planOne applies the change flags to m's Deployment and returns its plan, the estimate of a
-// timed plan (nil otherwise) and its warnings, as the preview of one Deployment makes them.
-func (o *PreviewOptions) planOne(ctx context.Context, m fleetMember, now time.Time) (*planner.Plan, *estimate.Estimate, []string, error) {
-	desired, warnings, err := o.desired(ctx, m.State, m.Namespace, now)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	est, timing, err := o.Timing.timing(ctx, o.Readiness, o.Client, m.State, o.StateFile == "", now)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	plan, err := planner.Simulate(planner.Input{Deployment: desired, ReplicaSets: m.State.ReplicaSets, Readiness: planner.Readiness(o.Readiness), Timing: timing})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return plan, est, append(warnings, orphanWarnings(m.State)...), nil
-}
-
-// printFleet prints the results: the summary and each plan (human), or a RolloutPlanList.
-func (o *PreviewOptions) printFleet(results []fleetPlan) error {
+// printFleet prints the results: the summary (with a CONTEXT column first when withContext)
+// and each plan (human), or a RolloutPlanList.
+func (o *PreviewOptions) printFleet(results []fleetPlan, withContext bool) error {
 	if !o.Output.Human() {
 		p, err := o.Output.ToPrinter()
 		if err != nil {
@@ -132,8 +122,8 @@ func (o *PreviewOptions) printFleet(results []fleetPlan) error {
 		}
 		var plans []*v1alpha1.RolloutPlan
 		for _, r := range results {
-			if r.Plan != nil {
-				plans = append(plans, r.Plan)
+			if r.API != nil {
+				plans = append(plans, r.API)
 			}
 		}
 		return p.PrintObj(printer.NewRolloutPlanList(plans), o.Out)
@@ -141,21 +131,24 @@ func (o *PreviewOptions) printFleet(results []fleetPlan) error {
 	if len(results) == 0 {
 		return nil
 	}
-	s := printer.Summary{}
+	s := printer.Summary{WithContext: withContext}
 	for _, r := range results {
-		s.Rows = append(s.Rows, printer.SummaryRow{Namespace: r.Namespace, Name: r.Name, Change: o.changeWords(r.Plan), Plan: r.Plan, Err: r.Err})
+		s.Rows = append(s.Rows, printer.SummaryRow{Context: r.Source, Namespace: r.Namespace, Name: r.Name, Change: o.changeWords(r.API), Plan: r.API, Err: r.Err})
 	}
 	if err := printer.PrintSummary(o.Out, s); err != nil || o.Summary {
 		return err
 	}
 	for _, r := range results {
-		if r.plan == nil {
+		if r.Plan == nil {
 			continue
 		}
 		fmt.Fprintln(o.Out)
-		opts := o.planOptions(r.warnings)
-		opts.Estimate = r.est
-		if err := printer.PrintPlan(o.Out, r.plan, opts); err != nil {
+		opts := o.planOptions(r.Warnings)
+		opts.Estimate = r.Estimate
+		if withContext {
+			opts.Context = r.Source
+		}
+		if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
 			return err
 		}
 	}

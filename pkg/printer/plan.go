@@ -23,6 +23,9 @@ type PlanOptions struct {
 	// Estimate is where a timed plan's ready times come from (said in the header); nil for
 	// the other models.
 	Estimate *estimate.Estimate
+	// Context is the kubeconfig context of the plan, printed first in the header when a
+	// preview spans several contexts ("" prints nothing).
+	Context string
 }
 
 // PrintPlan writes the human form of p: a header, the step table with a pod bar per step
@@ -41,6 +44,9 @@ func PrintPlan(w io.Writer, p *planner.Plan, opts PlanOptions) error {
 }
 
 func printHeader(w io.Writer, p *planner.Plan, opts PlanOptions) {
+	if opts.Context != "" {
+		fmt.Fprintf(w, "Context:        %s\n", opts.Context)
+	}
 	fmt.Fprintf(w, "Deployment:     %s/%s, %d replicas%s\n", p.Namespace, p.Name, p.Replicas, pausedNote(p))
 	fmt.Fprintf(w, "Strategy:       %s\n", strategyLine(p))
 	fmt.Fprintf(w, "New ReplicaSet: %s (revision %d), %s\n", p.NewReplicaSet.Name, p.NewReplicaSet.Revision, newRSNote(p))

@@ -21,10 +21,15 @@ type Summary struct {
 	// SummaryRow.Extra, in the same order ("" prints "-").
 	ExtraColumns []string
 	Rows         []SummaryRow
+	// WithContext adds a CONTEXT column first (a preview across several kubeconfig
+	// contexts); each row gives its SummaryRow.Context.
+	WithContext bool
 }
 
 // SummaryRow is one Deployment of a Summary: its plan, or the error that kept it from one.
 type SummaryRow struct {
+	// Context is the row's kubeconfig context (shown when Summary.WithContext).
+	Context         string
 	Namespace, Name string
 	// Change says what the plan previews, in a few words ("image web=nginx:1.27", "rollout in
 	// flight", "none"); "" prints "-".
@@ -68,10 +73,18 @@ func Figures(p *v1alpha1.RolloutPlan) PlanFigures {
 // s.ExtraColumns). Errors: the writer's.
 func PrintSummary(w io.Writer, s Summary) error {
 	tw := printers.GetNewTabWriter(w)
-	header := append(append([]string{}, SummaryColumns...), s.ExtraColumns...)
+	var header []string
+	if s.WithContext {
+		header = append(header, "CONTEXT")
+	}
+	header = append(append(header, SummaryColumns...), s.ExtraColumns...)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, r := range s.Rows {
-		cells := append(summaryCells(r), r.Extra...)
+		var cells []string
+		if s.WithContext {
+			cells = append(cells, r.Context)
+		}
+		cells = append(append(cells, summaryCells(r)...), r.Extra...)
 		for len(cells) < len(header) {
 			cells = append(cells, "")
 		}

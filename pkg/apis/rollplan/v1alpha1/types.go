@@ -10,6 +10,9 @@ import (
 // are added, never renamed or removed, within v1alpha1. See README "The RolloutPlan object".
 type RolloutPlan struct {
 	metav1.TypeMeta `json:",inline"`
+	// Context is the kubeconfig context the plan was made in, when a preview spans several
+	// (--contexts, --all-contexts); absent for one context.
+	Context string `json:"context,omitempty"`
 	// Deployment is the previewed Deployment.
 	Deployment PlanDeployment `json:"deployment"`
 	// Strategy with fenceposts resolved to pods.

@@ -1,0 +1,171 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+// Selection is what a command selects, resolved from its arguments and flags by pkg/target:
+// the Deployments named (Refs), or, when Bulk (-l, --all, -A), every Deployment of Scope.
+type Selection struct {
+	// Refs are the named Deployments, in order (ignored when Bulk). A Ref's Namespace is ""
+	// only offline without -n ("as the state file says").
+	Refs []target.Ref
+	// Bulk: the Deployments come from a LIST of Scope (one per Source), not from Refs.
+	Bulk bool
+	// Scope is the namespace ("" with -A), label selector and page size of a Bulk selection.
+	Scope target.Scope
+	// ExplicitNamespace: -n was given. Without it a Live Source of another context uses that
+	// context's namespace (kubectl --context X's).
+	ExplicitNamespace bool
+	// AllowMissing turns a named Deployment that is not found into an empty State (a
+	// manifest's Deployment not created yet: -f creates it).
+	AllowMissing bool
+}
+
+// Member is one selected Deployment of one Source: its State, or Err saying why it has none
+// (not found, an invalid selector). Source is the Source's Name (the kubeconfig context;
+// "" for the current context or a state file).
+type Member struct {
+	Source string
+	target.Ref
+	State *cluster.State
+	Err   error
+}
+
+// Source is where state comes from. Select is the one way a Selection becomes Deployments.
+//
+// Errors of Select: the client's (kubeconfig, credentials) and a failed LIST of a Bulk
+// selection (nothing can be planned from the Source then); a named Deployment's own failure
+// is its Member's Err.
+type Source interface {
+	// Name is the context's name ("" for the current context or a file).
+	Name() string
+	// Live reports whether the state is a cluster's (a file has no pods to measure and no
+	// server to dry-run against).
+	Live() bool
+	// Client returns the Source's clientset, built once; a File has none (an error).
+	Client() (kubernetes.Interface, error)
+	Select(ctx context.Context, sel Selection) ([]Member, error)
+}
+
+// Live is one kubeconfig context, read live: GETs and paginated LISTs through kube.Read (the
+// retry of transient failures of every read).
+type Live struct {
+	// Context is the context's name ("" for the current context: Name is then "").
+	Context string
+	// Namespace is the context's namespace, used when the Selection's was not given with -n
+	// ("" keeps the Selection's, already the current context's).
+	Namespace string
+	client    func() (kubernetes.Interface, error)
+}
+
+// NewLive returns the Live Source of context reached with client (called once, on first
+// use, so that a Source never used builds nothing).
+func NewLive(context, namespace string, client func() (kubernetes.Interface, error)) *Live {
+	return &Live{Context: context, Namespace: namespace, client: sync.OnceValues(client)}
+}
+
+func (l *Live) Name() string                          { return l.Context }
+func (l *Live) Live() bool                            { return true }
+func (l *Live) Client() (kubernetes.Interface, error) { return l.client() }
+
+// Select reads sel from the cluster: Bulk, two paginated LISTs (cluster.LoadFleet) whatever
+// the number of Deployments; names, a GET and a LIST each (cluster.LoadLive), in order.
+func (l *Live) Select(ctx context.Context, sel Selection) ([]Member, error) {
+	cs, err := l.Client()
+	if err != nil {
+		return nil, err
+	}
+	if sel.Bulk {
+		sc := sel.Scope
+		if sc.Namespace != "" && l.Namespace != "" && !sel.ExplicitNamespace {
+			sc.Namespace = l.Namespace
+		}
+		ms, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) ([]cluster.Member, error) {
+			return cluster.LoadFleet(ctx, cs, cluster.Scope{Namespace: sc.Namespace, LabelSelector: sc.LabelSelector, ChunkSize: sc.ChunkSize})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return l.members(ms), nil
+	}
+	out := make([]Member, 0, len(sel.Refs))
+	for _, ref := range sel.Refs {
+		if l.Namespace != "" && !sel.ExplicitNamespace {
+			ref.Namespace = l.Namespace
+		}
+		st, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*cluster.State, error) {
+			return cluster.LoadLive(ctx, cs, ref.Namespace, ref.Name)
+		})
+		if err != nil && sel.AllowMissing && apierrors.IsNotFound(err) {
+			st, err = &cluster.State{Source: "cluster"}, nil
+		}
+		out = append(out, Member{Source: l.Context, Ref: ref, State: st, Err: err})
+	}
+	return out, nil
+}
+
+func (l *Live) members(ms []cluster.Member) []Member {
+	out := make([]Member, 0, len(ms))
+	for _, m := range ms {
+		ref := target.Ref{Namespace: m.Deployment.Namespace, Name: m.Deployment.Name}
+		out = append(out, Member{Source: l.Context, Ref: ref, State: m.State, Err: m.Err})
+	}
+	return out
+}
+
+// File is a state file ('kubectl get deploy,rs -o yaml|json' output; "-" reads standard
+// input, once).
+type File struct {
+	Path string
+	all  func() ([]cluster.Member, error)
+}
+
+// NewFile returns the Source of the state file at path.
+func NewFile(path string) *File {
+	return &File{Path: path, all: sync.OnceValues(func() ([]cluster.Member, error) { return cluster.LoadFileAll(path) })}
+}
+
+func (f *File) Name() string { return "" }
+func (f *File) Live() bool   { return false }
+func (f *File) Client() (kubernetes.Interface, error) {
+	return nil, fmt.Errorf("state file %s: no cluster to ask", f.Path)
+}
+
+// Select reads sel from the file: Bulk, every Deployment of the file in sel.Scope (its
+// namespace, "" for all with -A, and label selector, as the API server filters a LIST), in
+// the file's order; names, cluster.LoadFile each (its errors: not found, ambiguous).
+func (f *File) Select(_ context.Context, sel Selection) ([]Member, error) {
+	if sel.Bulk {
+		ms, err := f.all()
+		if err != nil {
+			return nil, err
+		}
+		var out []Member
+		for _, m := range ms {
+			if !sel.Scope.Matches(m.Deployment) {
+				continue
+			}
+			out = append(out, Member{Ref: target.Ref{Namespace: m.Deployment.Namespace, Name: m.Deployment.Name}, State: m.State, Err: m.Err})
+		}
+		return out, nil
+	}
+	out := make([]Member, 0, len(sel.Refs))
+	for _, ref := range sel.Refs {
+		st, err := cluster.LoadFile(f.Path, ref.Namespace, ref.Name)
+		if st != nil && ref.Namespace == "" {
+			ref.Namespace = st.Deployment.Namespace
+		}
+		out = append(out, Member{Ref: ref, State: st, Err: err})
+	}
+	return out, nil
+}
