@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -29,20 +30,25 @@ type fleetMember struct {
 	Err   error
 }
 
-// fleetClient returns the clientset of reads over many Deployments: protobuf, as the
-// controllers read, and a client-side rate limit (QPS 50, burst 100) that does not delay the
-// pages of a paginated LIST (the default 5 per second added seconds to a 20-page read).
+// fleetClient returns the clientset of reads over many Deployments (fleetTune).
 func fleetClient(f cmdutil.Factory) func() (kubernetes.Interface, error) {
 	return func() (kubernetes.Interface, error) {
 		cfg, err := f.ToRESTConfig()
 		if err != nil {
 			return nil, err
 		}
-		cfg.QPS, cfg.Burst = 50, 100
-		cfg.ContentType = runtime.ContentTypeProtobuf
-		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+		fleetTune(cfg)
 		return kubernetes.NewForConfig(cfg)
 	}
+}
+
+// fleetTune is the REST config of reads over many Deployments: protobuf, as the controllers
+// read, and a client-side rate limit (QPS 50, burst 100) that does not delay the pages of a
+// paginated LIST (the default 5 per second added seconds to a 20-page read).
+func fleetTune(cfg *rest.Config) {
+	cfg.QPS, cfg.Burst = 50, 100
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 }
 
 // completeFleet is Targets.complete for a read-only command with a --state-file flag: -l,

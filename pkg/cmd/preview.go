@@ -89,6 +89,8 @@ type PreviewOptions struct {
 	enforceNamespace bool
 	// Now is the clock.
 	Now func() time.Time
+	// Contexts are --contexts and --all-contexts (preview_contexts.go).
+	Contexts ContextFlags
 	// fleets holds each namespace's Deployments once read (readFleet): a manifest set's plans
 	// and its config restarts share one read.
 	fleets fleetCache
@@ -108,9 +110,16 @@ func NewPreviewOptions(streams genericiooptions.IOStreams) *PreviewOptions {
 	}
 }
 
-// NewCmdPreview returns "kubectl rollplan preview".
+// NewCmdPreview returns "kubectl rollplan preview" (without --contexts: it needs the root's
+// connection flags, newCmdPreview).
 func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdPreview(f, nil, streams)
+}
+
+// newCmdPreview is NewCmdPreview whose --contexts reach the contexts of kc.
+func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewPreviewOptions(streams)
+	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
 		Use:                   "preview (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--summary]",
 		DisableFlagsInUseLine: true,
@@ -129,17 +138,27 @@ func NewCmdPreview(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	cmd.Flags().BoolVar(&o.Summary, "summary", false, "Print the summary table only (one row per Deployment), not each plan in full.")
 	o.Output.AddFlags(cmd)
 	o.Fleet.Select.AddFlags(cmd)
+	o.Contexts.addFlags(cmd)
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
 	return cmd
 }
 
 // Complete resolves the namespace, the selection (one Deployment's name, or many) and the
 // client.
-func (o *PreviewOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	if err := o.validateContexts(); err != nil {
+		return err
+	}
+	if err := o.Contexts.resolve(cmd); err != nil {
+		return err
+	}
+	if o.Contexts.many() {
+		return o.Fleet.complete(f, args, "", nil)
+	}
 	if o.manifests() && len(args) == 0 {
 		return o.completeSet(f)
 	}
-	if err := o.Fleet.completeFleet(f, args, o.StateFile); err != nil {
+	if err := o.Fleet.complete(f, args, o.StateFile, fleetClient(f)); err != nil { // a state file takes -l, --all, -A too
 		return err
 	}
 	if o.Fleet.many() {
@@ -173,6 +192,8 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	switch {
+	case o.Contexts.many():
+		return o.runContexts(ctx)
 	case o.manifests():
 		return o.runSet(ctx)
 	case o.Fleet.many():

@@ -183,7 +183,6 @@ func TestPreviewFleetBadInput(t *testing.T) {
 		{[]string{"web", "api", "-f", "x.yaml", "--state-file", sf}, "error: -f/-k give the Deployments of a manifest set: they do not go with several names, -l, --all or -A"},
 		{[]string{"-A", "--image", "*=x:1"}, "error: -A/--all-namespaces previews the rollouts in flight: drop the change flag"},
 		{[]string{"web", "api", "--summary", "-o", "json", "--state-file", sf}, "error: --summary prints the human table: drop -o"},
-		{[]string{"--all", "--state-file", sf}, "error: -l, --all and -A list a cluster: with --state-file, name the Deployments"},
 		{[]string{"web", "-l", "app=web"}, "error: name cannot be provided when a selector is specified"},
 		{[]string{"-l", "app=web", "--all"}, "error: setting 'all' parameter but found a non empty selector"},
 		{[]string{"--state-file", sf}, "error: a Deployment is required: give deploy/NAME (or NAME), several names, -l/--selector, --all or -A"},

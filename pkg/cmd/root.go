@@ -104,7 +104,7 @@ in order, and how the rollout ends.`,
 
 	f := cmdutil.NewFactory(configFlags)
 	cmd.AddCommand(NewCmdVersion(streams))
-	cmd.AddCommand(NewCmdPreview(f, streams))
+	cmd.AddCommand(newCmdPreview(f, contextsOf(configFlags), streams))
 	cmd.AddCommand(NewCmdHistory(f, streams))
 	cmd.AddCommand(NewCmdUndo(f, streams))
 	cmd.AddCommand(NewCmdPause(f, streams))

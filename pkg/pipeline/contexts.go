@@ -24,7 +24,7 @@ type Kubeconfig struct {
 // Contexts returns the names of the kubeconfig's contexts, sorted. Errors: the kubeconfig's
 // (unreadable, invalid); no request is sent.
 func (k *Kubeconfig) Contexts() ([]string, error) {
-	raw, err := k.Flags.ToRawKubeConfigLoader().RawConfig()
+	raw, err := k.forContext(k.Flags.Context).ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
 		return nil, fmt.Errorf("read kubeconfig: %w", err)
 	}
@@ -74,7 +74,7 @@ func ResolveContexts(known, names []string, all bool) ([]string, error) {
 // its clientset is built on first use. Errors (on use): the context's REST config (missing
 // credentials, an invalid server), or the clientset's.
 func (k *Kubeconfig) Source(name string) (*Live, error) {
-	cf := k.forContext(name)
+	cf := k.forContext(&name)
 	ns, _, err := cf.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return nil, fmt.Errorf("context %s: %w", name, err)
@@ -95,8 +95,8 @@ func (k *Kubeconfig) Source(name string) (*Live, error) {
 }
 
 // forContext returns a copy of the connection flags with --context name (a fresh
-// ConfigFlags: the original caches its client config, which names the current context).
-func (k *Kubeconfig) forContext(name string) *genericclioptions.ConfigFlags {
+// ConfigFlags: the original caches its client config once read, with the context it had).
+func (k *Kubeconfig) forContext(name *string) *genericclioptions.ConfigFlags {
 	b := k.Flags
 	cf := genericclioptions.NewConfigFlags(true)
 	cf.CacheDir, cf.KubeConfig = b.CacheDir, b.KubeConfig
@@ -107,6 +107,6 @@ func (k *Kubeconfig) forContext(name string) *genericclioptions.ConfigFlags {
 	cf.ImpersonateGroup, cf.ImpersonateUserExtra = b.ImpersonateGroup, b.ImpersonateUserExtra
 	cf.Username, cf.Password, cf.Timeout = b.Username, b.Password, b.Timeout
 	cf.DisableCompression, cf.WrapConfigFn = b.DisableCompression, b.WrapConfigFn
-	cf.Context = &name
+	cf.Context = name
 	return cf
 }

@@ -3,9 +3,13 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -29,6 +33,10 @@ type Selection struct {
 	// AllowMissing turns a named Deployment that is not found into an empty State (a
 	// manifest's Deployment not created yet: -f creates it).
 	AllowMissing bool
+	// RequireNamespace: a Live Source first GETs the namespace it reads (not with -A), so that
+	// a cluster that lacks it, cannot be reached or refuses the credentials fails as a whole
+	// (one error) rather than listing nothing. A GET that is forbidden is no failure.
+	RequireNamespace bool
 }
 
 // Member is one selected Deployment of one Source: its State, or Err saying why it has none
@@ -65,8 +73,16 @@ type Live struct {
 	// Namespace is the context's namespace, used when the Selection's was not given with -n
 	// ("" keeps the Selection's, already the current context's).
 	Namespace string
-	client    func() (kubernetes.Interface, error)
+	// RetryFor bounds the retries of each read's transient failures (0: kube.TransientTimeout,
+	// 30 s); a preview across contexts gives an unreachable one less (ContextRetry).
+	RetryFor time.Duration
+	client   func() (kubernetes.Interface, error)
 }
+
+// ContextRetry is how long a read of one context of several is retried through transient
+// failures (a refused connection, 5xx): its cluster is then reported unreachable and the
+// others are still printed, without waiting kube.TransientTimeout.
+const ContextRetry = 5 * time.Second
 
 // NewLive returns the Live Source of context reached with client (called once, on first
 // use, so that a Source never used builds nothing).
@@ -85,12 +101,21 @@ func (l *Live) Select(ctx context.Context, sel Selection) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
+	retry := kube.Retry{}
+	if l.RetryFor > 0 {
+		retry.Deadline = time.Now().Add(l.RetryFor)
+	}
+	if sel.RequireNamespace {
+		if err := l.requireNamespace(ctx, retry, cs, sel); err != nil {
+			return nil, err
+		}
+	}
 	if sel.Bulk {
 		sc := sel.Scope
 		if sc.Namespace != "" && l.Namespace != "" && !sel.ExplicitNamespace {
 			sc.Namespace = l.Namespace
 		}
-		ms, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) ([]cluster.Member, error) {
+		ms, err := kube.Read(ctx, retry, func(ctx context.Context) ([]cluster.Member, error) {
 			return cluster.LoadFleet(ctx, cs, cluster.Scope{Namespace: sc.Namespace, LabelSelector: sc.LabelSelector, ChunkSize: sc.ChunkSize})
 		})
 		if err != nil {
@@ -103,7 +128,7 @@ func (l *Live) Select(ctx context.Context, sel Selection) ([]Member, error) {
 		if l.Namespace != "" && !sel.ExplicitNamespace {
 			ref.Namespace = l.Namespace
 		}
-		st, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*cluster.State, error) {
+		st, err := kube.Read(ctx, retry, func(ctx context.Context) (*cluster.State, error) {
 			return cluster.LoadLive(ctx, cs, ref.Namespace, ref.Name)
 		})
 		if err != nil && sel.AllowMissing && apierrors.IsNotFound(err) {
@@ -112,6 +137,43 @@ func (l *Live) Select(ctx context.Context, sel Selection) ([]Member, error) {
 		out = append(out, Member{Source: l.Context, Ref: ref, State: st, Err: err})
 	}
 	return out, nil
+}
+
+// requireNamespace GETs the namespaces sel reads in (none with -A). Errors: the GET's (not
+// found: "namespace NS not found"), but Forbidden (a user may read Deployments without
+// reading namespaces).
+func (l *Live) requireNamespace(ctx context.Context, retry kube.Retry, cs kubernetes.Interface, sel Selection) error {
+	var nss []string
+	switch {
+	case sel.Bulk && sel.Scope.Namespace != "":
+		nss = []string{sel.Scope.Namespace}
+		if l.Namespace != "" && !sel.ExplicitNamespace {
+			nss = []string{l.Namespace}
+		}
+	case !sel.Bulk:
+		for _, ref := range sel.Refs {
+			ns := ref.Namespace
+			if l.Namespace != "" && !sel.ExplicitNamespace {
+				ns = l.Namespace
+			}
+			if ns != "" && !slices.Contains(nss, ns) {
+				nss = append(nss, ns)
+			}
+		}
+	}
+	for _, ns := range nss {
+		_, err := kube.Read(ctx, retry, func(ctx context.Context) (*corev1.Namespace, error) {
+			return cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		})
+		switch {
+		case apierrors.IsNotFound(err):
+			return fmt.Errorf("namespace %s not found", ns)
+		case apierrors.IsForbidden(err):
+		case err != nil:
+			return err
+		}
+	}
+	return nil
 }
 
 func (l *Live) members(ms []cluster.Member) []Member {

@@ -78,3 +78,10 @@ func PrintDeclined(w io.Writer, verb string) {
 func PrintNoneSelected(w io.Writer, namespace string) {
 	fmt.Fprintf(w, "No resources found in %s namespace.\n", namespace)
 }
+
+// PrintContextFailure writes the one line of a kubeconfig context that could not be read as
+// a whole (unreachable, credentials refused, namespace missing) in a command across several:
+// "error: context NAME: REASON" (its first line).
+func PrintContextFailure(w io.Writer, context string, err error) {
+	fmt.Fprintf(w, "error: context %s: %s\n", context, oneLine(err.Error()))
+}

@@ -1,0 +1,195 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+)
+
+// ContextFlags are --contexts and --all-contexts: a read-only command run in several contexts
+// of the kubeconfig, each a pipeline Source read at the same time as the others.
+type ContextFlags struct {
+	// Contexts is --contexts=A,B: contexts of the kubeconfig, in the order given.
+	Contexts []string
+	// All is --all-contexts: every context of the kubeconfig, sorted by name.
+	All bool
+	// Kubeconfig reaches the contexts (set from the root's connection flags; nil refuses
+	// the flags).
+	Kubeconfig *pipeline.Kubeconfig
+
+	resolved []string
+}
+
+// addFlags registers --contexts (completed with the kubeconfig's context names) and
+// --all-contexts on cmd.
+func (c *ContextFlags) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, "Preview in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads the summary and each plan of -o carries its context. A context that cannot be read is one error line; the others are still printed (exit code 1).")
+	cmd.Flags().BoolVar(&c.All, "all-contexts", false, "Preview in every context of the kubeconfig, as --contexts does.")
+	_ = cmd.RegisterFlagCompletionFunc("contexts", c.complete)
+}
+
+// contextsOf returns the Kubeconfig of the root's connection flags, its clients tuned as
+// every read over many Deployments (fleetTune).
+func contextsOf(flags *genericclioptions.ConfigFlags) *pipeline.Kubeconfig {
+	return &pipeline.Kubeconfig{Flags: flags, Tune: fleetTune}
+}
+
+// given reports whether --contexts or --all-contexts was given.
+func (c *ContextFlags) given() bool { return len(c.Contexts) > 0 || c.All }
+
+// many reports whether the command runs in more than one context.
+func (c *ContextFlags) many() bool { return len(c.resolved) > 1 }
+
+// resolve checks the flags and resolves the contexts before any request: --context with
+// them, both flags together, an unknown context (naming the kubeconfig's) are refused. One
+// context becomes --context: the command then runs, and prints, exactly as with it.
+func (c *ContextFlags) resolve(cmd *cobra.Command) error {
+	if !c.given() {
+		return nil
+	}
+	switch {
+	case len(c.Contexts) > 0 && c.All:
+		return errors.New("--contexts and --all-contexts: give one of them")
+	case cmd.Flags().Changed("context"):
+		return errors.New("--context and --contexts/--all-contexts: name every context in --contexts")
+	case c.Kubeconfig == nil:
+		return errors.New("--contexts: this command was built without the kubeconfig's flags")
+	}
+	names, err := c.Kubeconfig.Resolve(c.Contexts, c.All)
+	if err != nil {
+		return err
+	}
+	c.resolved = names
+	if len(names) == 1 {
+		*c.Kubeconfig.Flags.Context = names[0]
+	}
+	return nil
+}
+
+// sources returns the Live Source of each context, in order; a context whose Source cannot be
+// made (its namespace unreadable from the kubeconfig) has a nil Source and its error.
+func (c *ContextFlags) sources() ([]pipeline.Source, []error) {
+	srcs, errs := make([]pipeline.Source, len(c.resolved)), make([]error, len(c.resolved))
+	for i, name := range c.resolved {
+		src, err := c.Kubeconfig.Source(name)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		src.RetryFor = pipeline.ContextRetry
+		srcs[i] = src
+	}
+	return srcs, errs
+}
+
+// complete completes --contexts: the kubeconfig's contexts not given yet, after the names
+// already typed ("prod-eu,<TAB>").
+func (c *ContextFlags) complete(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if c.Kubeconfig == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	known, err := c.Kubeconfig.Contexts()
+	if err != nil {
+		cobra.CompDebugln("rollplan: "+err.Error(), true)
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return completeList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeList completes the last item of a comma-separated list with the names not in it
+// yet, each with the items before it (pure).
+func completeList(names []string, toComplete string) []string {
+	done := strings.Split(toComplete, ",")
+	partial, done := done[len(done)-1], done[:len(done)-1]
+	prefix := ""
+	if len(done) > 0 {
+		prefix = strings.Join(done, ",") + ","
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, partial) && !slices.Contains(done, n) {
+			out = append(out, prefix+n)
+		}
+	}
+	return out
+}
+
+// validateContexts checks the flags of a preview across contexts (pure).
+func (o *PreviewOptions) validateContexts() error {
+	switch {
+	case !o.Contexts.given():
+	case o.StateFile != "":
+		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
+	case o.manifests():
+		return errors.New("-f/-k manifest sets are previewed in one context: drop --contexts/--all-contexts, or preview each context with --context")
+	}
+	return nil
+}
+
+// runContexts previews the selection in every context (pipeline.Config.Run: DefaultSources
+// at once). Human: one summary, CONTEXT first, then each plan headed by its context; -o: one
+// RolloutPlanList whose items carry their context. A context that could not be read is one
+// line on stderr ("error: context NAME: REASON"), a Deployment that could not be planned one
+// line naming its context; the others are printed. Exit: fleetExit's for failed
+// Deployments, else 1 when a context failed, else fleetExit's stall.
+func (o *PreviewOptions) runContexts(ctx context.Context) error {
+	sel, err := o.selection()
+	if err != nil {
+		return err
+	}
+	sel.AllowMissing, sel.RequireNamespace = o.Change.HasManifest(), true
+	srcs, errs := o.Contexts.sources()
+	var live []pipeline.Source
+	for _, s := range srcs {
+		if s != nil {
+			live = append(live, s)
+		}
+	}
+	srs := o.pipelineConfig(o.Now().UTC().Truncate(time.Second)).Run(ctx, live, sel)
+	var results []fleetPlan
+	for i, j := 0, 0; i < len(srcs); i++ {
+		if srcs[i] == nil {
+			continue
+		}
+		if srs[j].Err != nil {
+			errs[i] = srs[j].Err
+		}
+		results = append(results, fleetPlans(srs[j].Results)...)
+		j++
+	}
+	failedContexts := 0
+	if len(results) == 0 && !slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
+		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
+	}
+	failed, stalled := o.tally(results)
+	if err := o.printFleet(results, true); err != nil {
+		return err
+	}
+	for i, err := range errs {
+		if err != nil {
+			printer.PrintContextFailure(o.ErrOut, o.Contexts.resolved[i], err)
+			failedContexts++
+		}
+	}
+	var names []string
+	withNS := o.Fleet.Selection.AllNamespaces
+	for _, r := range results {
+		if r.Err != nil {
+			printer.PrintFailure(o.ErrOut, printer.Failure{Namespace: r.Namespace, Name: r.Name, WithNamespace: withNS, Source: "context " + r.Source, Err: r.Err})
+			names = append(names, printer.DeploymentName(r.Namespace, r.Name, withNS)+" (context "+r.Source+")")
+		}
+	}
+	if len(failed) == 0 && failedContexts > 0 {
+		return NewExitError(ExitError, "")
+	}
+	return fleetExit(names, stalled, o.FailOnStall)
+}
