@@ -41,6 +41,8 @@ type APIServer struct {
 	Client kubernetes.Interface
 	// StateDir is its up.sh state dir (logs/, the kubeconfig, etcd's data).
 	StateDir string
+	// BinDir holds the cluster binaries, kubectl and the plugin: <repo>/_output/bin.
+	BinDir string
 }
 
 type sharedServer struct {
@@ -122,7 +124,8 @@ func startAPIServer(name string) (*APIServer, error) {
 	if err := up.Run(); err != nil {
 		return nil, fmt.Errorf("start (hack/cluster/up.sh --api-only, logs in %s/logs): %v: %s", dir, err, lastLines(out.Bytes(), 30))
 	}
-	a := &APIServer{Name: name, Kubeconfig: filepath.Join(dir, "kubeconfig"), StateDir: dir}
+	a := &APIServer{Name: name, Kubeconfig: filepath.Join(dir, "kubeconfig"), StateDir: dir,
+		BinDir: filepath.Join(root, "_output", "bin")}
 	serversMu.Lock()
 	startedServers = append(startedServers, a)
 	serversMu.Unlock()
