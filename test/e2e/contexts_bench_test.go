@@ -5,6 +5,7 @@ package e2e
 import (
 	"cmp"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -33,8 +34,20 @@ import (
 // Reported: the median wall times and their ratio (goal: at most 0.5 for 3 contexts), the
 // requests each context got (client-go's log at -v=6, one extra run: 2 paginated LISTs
 // expected, Deployments and ReplicaSets) and the peak resident memory (framework.Measure).
+//
+// The servers are on loopback, on the same 2 cores as the plugin: a preview there is bound by
+// CPU, not by the network. CONTEXTS_LATENCY (a Go duration, default 0) puts a proxy in front
+// of each server that delivers every chunk of bytes that long after it was read, each way
+// (round trip twice that), as a cluster in another region would.
 func BenchmarkContextsPreview(b *testing.B) {
 	n, deployments, rounds := envInt("CONTEXTS_N", 3), envInt("CONTEXTS_DEPLOYMENTS", 500), envInt("CONTEXTS_ROUNDS", 3)
+	var latency time.Duration
+	if v := os.Getenv("CONTEXTS_LATENCY"); v != "" {
+		var err error
+		if latency, err = time.ParseDuration(v); err != nil {
+			b.Fatalf("CONTEXTS_LATENCY=%s: %v", v, err)
+		}
+	}
 	ns := "bench-contexts"
 	servers := make([]*framework.APIServer, n)
 	var names []string
@@ -44,6 +57,9 @@ func BenchmarkContextsPreview(b *testing.B) {
 		name := fmt.Sprintf("c%d", i+1)
 		names = append(names, name)
 		contexts = append(contexts, framework.KubeContext{Name: name, Kubeconfig: servers[i].Kubeconfig})
+		if latency > 0 {
+			contexts[i].Server = "https://" + latencyProxy(b, servers[i].Config.Host, latency)
+		}
 	}
 	began := time.Now()
 	var wg sync.WaitGroup
@@ -54,7 +70,7 @@ func BenchmarkContextsPreview(b *testing.B) {
 	if b.Failed() {
 		b.FailNow()
 	}
-	b.Logf("%d API servers, each with %d settled Deployments in %s: created in %s", n, deployments, ns, time.Since(began).Round(time.Millisecond))
+	b.Logf("%d API servers, each with %d settled Deployments in %s: created in %s; latency each way %s", n, deployments, ns, time.Since(began).Round(time.Millisecond), latency)
 
 	kc := filepath.Join(b.TempDir(), "kubeconfig")
 	if err := framework.WriteKubeconfig(kc, contexts...); err != nil {
@@ -69,7 +85,7 @@ func BenchmarkContextsPreview(b *testing.B) {
 	}
 	sequence := []string{"/bin/sh", "-ec", strings.Join(seq, "; ")}
 
-	perContext := contextRequests(b, env, across, servers, names)
+	perContext := contextRequests(b, env, across, contexts)
 	for range b.N {
 		ar, sr := benchRounds(b, env, rounds, across, sequence)
 		a, s := median(ar.walls), median(sr.walls)
@@ -169,19 +185,23 @@ var hostRequest = regexp.MustCompile(`(?:^|\s|verb=")(GET|POST|PUT|PATCH|DELETE)
 
 // contextRequests runs argv once with -v=6 and returns the requests it logged ("VERB PATH")
 // by context, a request's context being the one whose server has its host.
-func contextRequests(b *testing.B, env, argv []string, servers []*framework.APIServer, names []string) map[string][]string {
+func contextRequests(b *testing.B, env, argv []string, contexts []framework.KubeContext) map[string][]string {
 	b.Helper()
 	byHost := map[string]string{}
-	for i, s := range servers {
-		cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	for _, kc := range contexts {
+		server := kc.Server
+		if server == "" {
+			cfg, err := clientcmd.BuildConfigFromFlags("", kc.Kubeconfig)
+			if err != nil {
+				b.Fatal(err)
+			}
+			server = cfg.Host
+		}
+		u, err := url.Parse(server)
 		if err != nil {
 			b.Fatal(err)
 		}
-		u, err := url.Parse(cfg.Host)
-		if err != nil {
-			b.Fatal(err)
-		}
-		byHost[u.Host] = names[i]
+		byHost[u.Host] = kc.Name
 	}
 	cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], "-v=6")...)
 	cmd.Env = env
@@ -208,4 +228,70 @@ func contextRequests(b *testing.B, env, argv []string, servers []*framework.APIS
 		out[name] = append(out[name], m[1]+" "+m[3])
 	}
 	return out
+}
+
+// latencyProxy listens on a loopback port and forwards each connection to the host of
+// server (https://HOST:PORT), every chunk of bytes each way delivered delay after it was
+// read: a one-way latency of delay, the throughput unbounded. It returns its address and
+// closes when b ends.
+func latencyProxy(b *testing.B, server string, delay time.Duration) string {
+	b.Helper()
+	u, err := url.Parse(server)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				up, err := net.Dial("tcp", u.Host)
+				if err != nil {
+					_ = c.Close()
+					return
+				}
+				go delayCopy(up, c, delay)
+				delayCopy(c, up, delay)
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// delayCopy copies src to dst, each chunk written delay after it was read, then closes both.
+func delayCopy(dst, src net.Conn, delay time.Duration) {
+	type chunk struct {
+		at   time.Time
+		data []byte
+	}
+	chunks := make(chan chunk, 4096)
+	go func() {
+		defer close(chunks)
+		for {
+			buf := make([]byte, 32<<10)
+			n, err := src.Read(buf)
+			if n > 0 {
+				chunks <- chunk{time.Now().Add(delay), buf[:n]}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for c := range chunks {
+		time.Sleep(time.Until(c.at))
+		if _, err := dst.Write(c.data); err != nil {
+			break
+		}
+	}
+	_, _ = dst.Close(), src.Close()
+	for range chunks { // the reader ends on the closed src
+	}
 }

@@ -276,8 +276,9 @@ func CreateSettledDeployment(ctx context.Context, client kubernetes.Interface, n
 }
 
 // KubeContext is one context of a kubeconfig WriteKubeconfig writes: Name, with the cluster
-// and user of the current context of the kubeconfig at Kubeconfig; or, with Server set, a
-// cluster at Server (TLS unverified) and a user without credentials.
+// and user of the current context of the kubeconfig at Kubeconfig (its server replaced by
+// Server if set: a proxy in front of it); or, with Server alone, a cluster at Server (TLS
+// unverified) and a user without credentials.
 type KubeContext struct {
 	Name       string
 	Kubeconfig string
@@ -306,7 +307,7 @@ func WriteKubeconfig(path string, contexts ...KubeContext) error {
 	out := clientcmdapi.NewConfig()
 	for _, kc := range contexts {
 		cluster, user := clientcmdapi.NewCluster(), clientcmdapi.NewAuthInfo()
-		if kc.Server != "" {
+		if kc.Kubeconfig == "" {
 			cluster.Server, cluster.InsecureSkipTLSVerify = kc.Server, true
 		} else {
 			in, err := clientcmd.LoadFromFile(kc.Kubeconfig)
@@ -318,6 +319,9 @@ func WriteKubeconfig(path string, contexts ...KubeContext) error {
 				return fmt.Errorf("context %s: %s has no complete current context", kc.Name, kc.Kubeconfig)
 			}
 			cluster, user = in.Clusters[cur.Cluster], in.AuthInfos[cur.AuthInfo]
+			if kc.Server != "" {
+				cluster.Server = kc.Server
+			}
 		}
 		out.Clusters[kc.Name], out.AuthInfos[kc.Name] = cluster, user
 		out.Contexts[kc.Name] = &clientcmdapi.Context{Cluster: kc.Name, AuthInfo: kc.Name, Namespace: "default"}
