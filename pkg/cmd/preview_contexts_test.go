@@ -149,3 +149,110 @@ func TestPreviewContextsJSON(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestPreviewContextsRefused: the flags' errors are one line, exit 1, and no request is sent
+// (the kubeconfig's server records every path).
+func TestPreviewContextsRefused(t *testing.T) {
+	srv, seen := fakeAPIServer(t)
+	kc := kubeconfig(t, srv.URL)
+	sf := fleetStateFile(t)
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"web", "--contexts", "ctx-a,nope"}, `error: --contexts: context "nope" is not in the kubeconfig; its contexts are: ctx-a, ctx-b`},
+		{[]string{"web", "--contexts", "ctx-a,ctx-b", "--context", "ctx-a"}, "error: --context and --contexts/--all-contexts: name every context in --contexts"},
+		{[]string{"web", "--contexts", "ctx-a", "--all-contexts"}, "error: --contexts and --all-contexts: give one of them"},
+		{[]string{"web", "--all-contexts", "--state-file", sf}, "error: --state-file is one cluster's state"},
+		{[]string{"--all-contexts", "-f", sf}, "error: -f/-k manifest sets are previewed in one context"},
+	} {
+		_, errOut, code := runRoot(t, "", append([]string{"preview", "--kubeconfig", kc}, tc.args...)...)
+		if code != ExitError || !strings.HasPrefix(errOut, tc.wantErr) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want one line starting %q", tc.args, code, errOut, tc.wantErr)
+		}
+	}
+	if len(*seen) != 0 {
+		t.Errorf("requests sent before the refusal: %v", *seen)
+	}
+	// history keeps refusing -l/--all/-A with a state file (only preview reads them from it).
+	_, errOut, code := runRoot(t, "", "history", "--all", "--state-file", sf)
+	if code != ExitError || !strings.HasPrefix(errOut, "error: -l, --all and -A list a cluster: with --state-file, name the Deployments") {
+		t.Errorf("history --all --state-file: exit %d, %q", code, errOut)
+	}
+}
+
+// TestPreviewOneContext: --contexts with one context prints exactly what --context prints.
+func TestPreviewOneContext(t *testing.T) {
+	srv, _ := fakeAPIServer(t)
+	kc := kubeconfig(t, srv.URL)
+	for _, args := range [][]string{{"--all"}, {"--all", "-o", "json"}, {"batch", "--summary"}, {"batch"}} {
+		want, wantErr, wantCode := runRoot(t, "", append([]string{"preview", "--kubeconfig", kc, "--context", "ctx-b"}, args...)...)
+		got, gotErr, gotCode := runRoot(t, "", append([]string{"preview", "--kubeconfig", kc, "--contexts", "ctx-b"}, args...)...)
+		if got != want || gotErr != wantErr || gotCode != wantCode {
+			t.Errorf("%v: --contexts ctx-b printed (exit %d)\n%s%s\n--context ctx-b (exit %d)\n%s%s", args, gotCode, got, gotErr, wantCode, want, wantErr)
+		}
+		if wantCode != ExitOK || strings.Contains(got, "CONTEXT") || strings.Contains(got, `"context"`) {
+			t.Errorf("%v: exit %d, a context column or field in one context's output:\n%s%s", args, wantCode, got, wantErr)
+		}
+	}
+}
+
+// TestPreviewStateFileBulk: a state file takes -l, --all and -A as a cluster does, its
+// Deployments in the API server's order (namespace, then name).
+func TestPreviewStateFileBulk(t *testing.T) {
+	sf := fleetStateFile(t)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--all", "-n", "shop"}, []string{"shop api", "shop db", "shop web"}},
+		{[]string{"-l", "tier=front", "-n", "shop"}, []string{"shop api", "shop web"}},
+		{[]string{"-A"}, []string{"bank ledger", "shop api", "shop db", "shop web"}},
+		{[]string{"--all", "-n", "bank"}, []string{"bank ledger"}},
+	} {
+		out, errOut, code := runRoot(t, "", append([]string{"preview", "--state-file", sf, "--summary"}, tc.args...)...)
+		if code != ExitOK {
+			t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
+			continue
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			f := strings.Fields(l)
+			got = append(got, f[0]+" "+f[1])
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%v (-want +got):\n%s", tc.args, d)
+		}
+	}
+}
+
+func TestCompleteList(t *testing.T) {
+	names := []string{"prod-eu", "prod-us", "staging"}
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{"prod-eu", "prod-us", "staging"}},
+		{"prod", []string{"prod-eu", "prod-us"}},
+		{"prod-eu,", []string{"prod-eu,prod-us", "prod-eu,staging"}},
+		{"prod-eu,st", []string{"prod-eu,staging"}},
+		{"prod-eu,staging,prod-", []string{"prod-eu,staging,prod-us"}},
+	} {
+		if d := cmp.Diff(tc.want, completeList(names, tc.in)); d != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.in, d)
+		}
+	}
+}
+
+// TestPreviewContextsCompletion: --contexts completes the kubeconfig's context names.
+func TestPreviewContextsCompletion(t *testing.T) {
+	srv, seen := fakeAPIServer(t)
+	kc := kubeconfig(t, srv.URL)
+	got, directive := complete(t, "preview", "--kubeconfig", kc, "--contexts", "ctx-a,")
+	if d := cmp.Diff([]string{"ctx-a,ctx-b"}, got); d != "" || !strings.HasPrefix(directive, ":") {
+		t.Errorf("(-want +got):\n%s (directive %s)", d, directive)
+	}
+	if len(*seen) != 0 {
+		t.Errorf("completion sent requests: %v", *seen)
+	}
+}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -108,7 +107,7 @@ type SourceResult struct {
 func (c *Config) Run(ctx context.Context, sources []Source, sel Selection) []SourceResult {
 	out := make([]SourceResult, len(sources))
 	var g errgroup.Group
-	g.SetLimit(cmp.Or(DefaultSources, 1))
+	g.SetLimit(DefaultSources)
 	for i, src := range sources {
 		g.Go(func() error {
 			r := SourceResult{Source: src.Name()}

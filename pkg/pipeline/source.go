@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -205,7 +207,8 @@ func (f *File) Client() (kubernetes.Interface, error) {
 
 // Select reads sel from the file: Bulk, every Deployment of the file in sel.Scope (its
 // namespace, "" for all with -A, and label selector, as the API server filters a LIST), in
-// the file's order; names, cluster.LoadFile each (its errors: not found, ambiguous).
+// the API server's order (namespace, then name); names, cluster.LoadFile each (its errors:
+// not found, ambiguous), in the order given.
 func (f *File) Select(_ context.Context, sel Selection) ([]Member, error) {
 	if sel.Bulk {
 		ms, err := f.all()
@@ -219,6 +222,9 @@ func (f *File) Select(_ context.Context, sel Selection) ([]Member, error) {
 			}
 			out = append(out, Member{Ref: target.Ref{Namespace: m.Deployment.Namespace, Name: m.Deployment.Name}, State: m.State, Err: m.Err})
 		}
+		slices.SortStableFunc(out, func(a, b Member) int {
+			return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+		})
 		return out, nil
 	}
 	out := make([]Member, 0, len(sel.Refs))
