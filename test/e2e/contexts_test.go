@@ -235,6 +235,19 @@ func TestContextsUnreachable(t *testing.T) {
 		t.Errorf("stderr: want exactly one line naming context %q and its reason, got:\n%s", ctxDown, res.Stderr)
 	}
 	t.Logf("preview across 3 contexts, one unreachable: %s; stderr: %s", took.Round(time.Millisecond), strings.TrimSpace(res.Stderr))
+
+	// --all-contexts: every context of the kubeconfig, sorted (down, main, second).
+	all, res := f.previewJSON(t, 1, "--all", "--image", "*=nginx:1.21", "--all-contexts")
+	var order []string
+	for _, p := range all.Items {
+		order = append(order, p.Context)
+	}
+	if !slices.Equal(order, []string{ctxMain, ctxSecond}) {
+		t.Errorf("--all-contexts: plans' contexts %q, want [main second]", order)
+	}
+	if n := strings.Count(res.Stderr, "context "+ctxDown); n != 1 {
+		t.Errorf("--all-contexts: stderr names context down %d times, want once:\n%s", n, res.Stderr)
+	}
 }
 
 // TestContextsUnknown names a context the kubeconfig lacks: refused before any request (none
@@ -283,8 +296,8 @@ func TestContextsWriteRefused(t *testing.T) {
 	for _, verb := range [][]string{{"restart", "web", "--yes"}, {"pause", "web"}, {"undo", "web"}} {
 		res := f.plugin(t, append(verb, "-n", f.ns, "--contexts", ctxMain+","+ctxSecond)...)
 		lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
-		if res.ExitCode == 0 || len(lines) != 1 || !strings.Contains(lines[0], "context") {
-			t.Errorf("%s with two contexts: exit %d, want a refusal in one line naming the contexts\nstdout: %s\nstderr: %s",
+		if res.ExitCode == 0 || len(lines) != 1 || !strings.Contains(lines[0], "--contexts") {
+			t.Errorf("%s with two contexts: exit %d, want a refusal in one line naming --contexts\nstdout: %s\nstderr: %s",
 				verb[0], res.ExitCode, res.Stdout, res.Stderr)
 		}
 	}
