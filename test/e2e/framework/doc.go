@@ -37,6 +37,8 @@
 // between the tests of the process and stopped by Main; CreateSettled writes there the state
 // a finished rollout leaves (no controller runs). WriteKubeconfig merges the clusters'
 // kubeconfigs into one with a context each, Unreachable adding one whose server refuses.
+// Like the private cluster, a server outlives a `go test -timeout` panic: stop it with
+// ROLLPLAN_CLUSTER_DIR=_output/e2e-apiserver-<n> hack/cluster/down.sh.
 //
 // The test files of test/e2e carry the build tag e2e; this package has none, so
 // `go vet ./...` and `go test ./...` check it without starting anything.
