@@ -85,7 +85,18 @@ func BenchmarkContextsPreview(b *testing.B) {
 	}
 	sequence := []string{"/bin/sh", "-ec", strings.Join(seq, "; ")}
 
-	perContext := contextRequests(b, env, across, contexts)
+	perContext, stdout := contextRequests(b, env, across, contexts)
+	for _, name := range names {
+		rows := 0
+		for _, line := range strings.Split(stdout, "\n") {
+			if f := strings.Fields(line); len(f) > 2 && f[0] == name && f[1] == ns {
+				rows++
+			}
+		}
+		if rows != deployments {
+			b.Errorf("context %s: %d rows in the summary, want %d (one per Deployment)", name, rows, deployments)
+		}
+	}
 	for range b.N {
 		ar, sr := benchRounds(b, env, rounds, across, sequence)
 		a, s := median(ar.walls), median(sr.walls)
@@ -184,8 +195,8 @@ func kubeconfigEnv(kc string) []string {
 var hostRequest = regexp.MustCompile(`(?:^|\s|verb=")(GET|POST|PUT|PATCH|DELETE)"?\s+(?:url=")?(https?://[^/\s"]+)(/[^\s"]*)`)
 
 // contextRequests runs argv once with -v=6 and returns the requests it logged ("VERB PATH")
-// by context, a request's context being the one whose server has its host.
-func contextRequests(b *testing.B, env, argv []string, contexts []framework.KubeContext) map[string][]string {
+// by context, a request's context being the one whose server has its host, and its stdout.
+func contextRequests(b *testing.B, env, argv []string, contexts []framework.KubeContext) (map[string][]string, string) {
 	b.Helper()
 	byHost := map[string]string{}
 	for _, kc := range contexts {
@@ -205,8 +216,8 @@ func contextRequests(b *testing.B, env, argv []string, contexts []framework.Kube
 	}
 	cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], "-v=6")...)
 	cmd.Env = env
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%s -v=6: %v\n%s", strings.Join(argv, " "), err, lastLines(stderr.String(), 20))
 	}
@@ -227,7 +238,7 @@ func contextRequests(b *testing.B, env, argv []string, contexts []framework.Kube
 		}
 		out[name] = append(out[name], m[1]+" "+m[3])
 	}
-	return out
+	return out, stdout.String()
 }
 
 // latencyProxy listens on a loopback port and forwards each connection to the host of
