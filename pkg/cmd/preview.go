@@ -153,7 +153,7 @@ func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []
 		return err
 	}
 	if o.Contexts.many() {
-		return o.Fleet.complete(f, args, "", nil)
+		return o.completeContexts(f, args)
 	}
 	if o.manifests() && len(args) == 0 {
 		return o.completeSet(f)
@@ -192,6 +192,8 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	switch {
+	case o.Contexts.many() && o.manifests():
+		return o.runSetContexts(ctx)
 	case o.Contexts.many():
 		return o.runContexts(ctx)
 	case o.manifests():

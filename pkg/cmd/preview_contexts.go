@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -77,8 +78,8 @@ func (c *ContextFlags) resolve(cmd *cobra.Command) error {
 
 // sources returns the Live Source of each context, in order; a context whose Source cannot be
 // made (its namespace unreadable from the kubeconfig) has a nil Source and its error.
-func (c *ContextFlags) sources() ([]pipeline.Source, []error) {
-	srcs, errs := make([]pipeline.Source, len(c.resolved)), make([]error, len(c.resolved))
+func (c *ContextFlags) sources() ([]*pipeline.Live, []error) {
+	srcs, errs := make([]*pipeline.Live, len(c.resolved)), make([]error, len(c.resolved))
 	for i, name := range c.resolved {
 		src, err := c.Kubeconfig.Source(name)
 		if err != nil {
@@ -129,8 +130,21 @@ func (o *PreviewOptions) validateContexts() error {
 	case !o.Contexts.given():
 	case o.StateFile != "":
 		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
-	case o.manifests():
-		return errors.New("-f/-k manifest sets are previewed in one context: drop --contexts/--all-contexts, or preview each context with --context")
+	}
+	return nil
+}
+
+// completeContexts is Complete across contexts: the selection (no request), and for -f/-k
+// the namespace of the set and the one Deployment named, as for one context.
+func (o *PreviewOptions) completeContexts(f cmdutil.Factory, args []string) error {
+	if o.manifests() && len(args) == 0 {
+		return o.completeSet(f)
+	}
+	if err := o.Fleet.complete(f, args, "", nil); err != nil {
+		return err
+	}
+	if o.manifests() {
+		return o.Target.complete(f, args, "", nil)
 	}
 	return nil
 }

@@ -70,6 +70,7 @@ func contextFakes() map[string]*fake.Clientset {
 	}
 	for _, c := range fakes {
 		c.PrependReactor("update", "deployments", echo)
+		c.PrependReactor("create", "deployments", echo)
 	}
 	return fakes
 }
@@ -164,7 +165,6 @@ func TestPreviewContextsRefused(t *testing.T) {
 		{[]string{"web", "--contexts", "ctx-a,ctx-b", "--context", "ctx-a"}, "error: --context and --contexts/--all-contexts: name every context in --contexts"},
 		{[]string{"web", "--contexts", "ctx-a", "--all-contexts"}, "error: --contexts and --all-contexts: give one of them"},
 		{[]string{"web", "--all-contexts", "--state-file", sf}, "error: --state-file is one cluster's state"},
-		{[]string{"--all-contexts", "-f", sf}, "error: -f/-k manifest sets are previewed in one context"},
 	} {
 		_, errOut, code := runRoot(t, "", append([]string{"preview", "--kubeconfig", kc}, tc.args...)...)
 		if code != ExitError || !strings.HasPrefix(errOut, tc.wantErr) || strings.Count(errOut, "\n") != 1 {
@@ -254,5 +254,59 @@ func TestPreviewContextsCompletion(t *testing.T) {
 	}
 	if len(*seen) != 0 {
 		t.Errorf("completion sent requests: %v", *seen)
+	}
+}
+
+// TestPreviewContextsManifestSet: a manifest set previewed in two contexts is planned on each
+// one's live state: web (nginx:1.19 to 1.28) updates east's 4 replicas and west's 10, api is
+// an update in east and a create in west; the unreachable context is one line, exit 1.
+func TestPreviewContextsManifestSet(t *testing.T) {
+	t.Parallel()
+	set := filepath.Join(t.TempDir(), "set.yaml")
+	manifest := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, labels: {tier: front}}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: "nginx:1.28"}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: "api:2"}]}
+`
+	if err := os.WriteFile(set, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runContexts(t, contextFakes(), "preview", "-f", set, "--contexts", "east,down,west", "-o", "json")
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if code != ExitError || len(lines) != 1 || !strings.HasPrefix(lines[0], "error: context down: ") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	var l v1alpha1.RolloutPlanList
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var got []string
+	for _, p := range l.Items {
+		got = append(got, fmt.Sprintf("%s %s %s %d %s", p.Context, p.Deployment.Name, p.Manifest.Change, p.ReplicaSets[0].InitialReplicas, p.Outcome))
+	}
+	want := []string{"east web Update 2 Complete", "east api Update 2 Complete", "west web Update 10 Complete", "west api Create 0 Complete"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+
+	// Human: the summary has CONTEXT first and SOURCE last.
+	out, _, _ = runContexts(t, contextFakes(), "preview", "-f", set, "--contexts", "east,west", "--summary")
+	if first := strings.Fields(strings.SplitN(out, "\n", 2)[0]); first[0] != "CONTEXT" || first[len(first)-1] != "SOURCE" {
+		t.Errorf("summary header: %q", out)
 	}
 }

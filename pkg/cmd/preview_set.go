@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -123,6 +124,12 @@ func (o *PreviewOptions) reportErrors(errs []error) error {
 // setConfig is the I/O manifest.PlanSet is given: the cluster's (a LIST of Deployments and
 // of ReplicaSets per namespace, server-side dry runs) or the state file's.
 func (o *PreviewOptions) setConfig() manifest.Config {
+	return o.setConfigOf(o.Client, o.readFleet)
+}
+
+// setConfigOf is setConfig with the client of the dry runs and the Read of a cluster given
+// (a context of several: preview_contexts.go).
+func (o *PreviewOptions) setConfigOf(client func() (kubernetes.Interface, error), read func(context.Context, string) ([]cluster.Member, error)) manifest.Config {
 	now := o.Now().UTC().Truncate(time.Second)
 	cfg := manifest.Config{Readiness: planner.Readiness(o.Readiness), Parallel: manifest.DefaultParallel}
 	offline := o.StateFile != ""
@@ -142,9 +149,9 @@ func (o *PreviewOptions) setConfig() manifest.Config {
 		cfg.Read = o.readStateFile()
 		return cfg
 	}
-	cfg.Read = o.readFleet
+	cfg.Read = read
 	cfg.DryRun = func(ctx context.Context, live *cluster.State, d *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
-		cs, err := o.Client()
+		cs, err := client()
 		if err != nil {
 			return nil, nil, err
 		}

@@ -103,10 +103,7 @@ func (l *Live) Select(ctx context.Context, sel Selection) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	retry := kube.Retry{}
-	if l.RetryFor > 0 {
-		retry.Deadline = time.Now().Add(l.RetryFor)
-	}
+	retry := l.retry()
 	if sel.RequireNamespace {
 		if err := l.requireNamespace(ctx, retry, cs, sel); err != nil {
 			return nil, err
@@ -141,6 +138,43 @@ func (l *Live) Select(ctx context.Context, sel Selection) ([]Member, error) {
 	return out, nil
 }
 
+// retry is the policy of the Source's reads.
+func (l *Live) retry() kube.Retry {
+	if l.RetryFor > 0 {
+		return kube.Retry{Deadline: time.Now().Add(l.RetryFor)}
+	}
+	return kube.Retry{}
+}
+
+// ReadNamespace returns every Deployment of namespace ns with its State (cluster.LoadFleet,
+// two paginated LISTs of chunk items a page, retried): a manifest set's Read
+// (manifest.Config.Read). Errors: the client's and LoadFleet's.
+func (l *Live) ReadNamespace(ctx context.Context, ns string, chunk int64) ([]cluster.Member, error) {
+	cs, err := l.Client()
+	if err != nil {
+		return nil, err
+	}
+	return kube.Read(ctx, l.retry(), func(ctx context.Context) ([]cluster.Member, error) {
+		return cluster.LoadFleet(ctx, cs, cluster.Scope{Namespace: ns, ChunkSize: chunk})
+	})
+}
+
+// CheckNamespaces GETs each of nss ("" skipped), as Selection.RequireNamespace does: the
+// Source fails as a whole when its cluster cannot be reached, refuses the credentials or
+// lacks a namespace. Errors: the client's, "namespace NS not found", the GET's (not
+// Forbidden).
+func (l *Live) CheckNamespaces(ctx context.Context, nss []string) error {
+	cs, err := l.Client()
+	if err != nil {
+		return err
+	}
+	var refs []target.Ref
+	for _, ns := range nss {
+		refs = append(refs, target.Ref{Namespace: ns})
+	}
+	return l.requireNamespace(ctx, l.retry(), cs, Selection{Refs: refs, ExplicitNamespace: true})
+}
+
 // requireNamespace GETs the namespaces sel reads in (none with -A). Errors: the GET's (not
 // found: "namespace NS not found"), but Forbidden (a user may read Deployments without
 // reading namespaces).
@@ -170,6 +204,8 @@ func (l *Live) requireNamespace(ctx context.Context, retry kube.Retry, cs kubern
 		switch {
 		case apierrors.IsNotFound(err):
 			return fmt.Errorf("namespace %s not found", ns)
+		case apierrors.IsUnauthorized(err):
+			return fmt.Errorf("the server refused the credentials (%w): check the context's user", err)
 		case apierrors.IsForbidden(err):
 		case err != nil:
 			return err
