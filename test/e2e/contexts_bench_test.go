@@ -30,7 +30,7 @@ import (
 // (framework.SharedAPIServer) holding CONTEXTS_DEPLOYMENTS (default 500) Deployments in one
 // namespace, settled (one ReplicaSet each, written by hand: no controller runs there), beside
 // the same preview run once per context in sequence (--context c1; --context c2; ..., from
-// one shell): CONTEXTS_ROUNDS (default 3) rounds, each running the two one after the other.
+// one shell): CONTEXTS_ROUNDS (default 5) rounds, each running the two one after the other.
 // Reported: the median wall times and their ratio (goal: at most 0.5 for 3 contexts), the
 // requests each context got (client-go's log at -v=6, one extra run: 2 paginated LISTs
 // expected, Deployments and ReplicaSets) and the peak resident memory (framework.Measure).
@@ -40,7 +40,7 @@ import (
 // of each server that delivers every chunk of bytes that long after it was read, each way
 // (round trip twice that), as a cluster in another region would.
 func BenchmarkContextsPreview(b *testing.B) {
-	n, deployments, rounds := envInt("CONTEXTS_N", 3), envInt("CONTEXTS_DEPLOYMENTS", 500), envInt("CONTEXTS_ROUNDS", 3)
+	n, deployments, rounds := envInt("CONTEXTS_N", 3), envInt("CONTEXTS_DEPLOYMENTS", 500), envInt("CONTEXTS_ROUNDS", 5)
 	var latency time.Duration
 	if v := os.Getenv("CONTEXTS_LATENCY"); v != "" {
 		var err error
