@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -23,12 +23,9 @@ import (
 // (preview, history, drive status): several names, -l, --all, -A, --chunk-size.
 var readOnlyFleet = target.Choices{Many: true, AllNamespaces: true}
 
-// fleetMember is one selected Deployment with its state, or the error that kept it from one.
-type fleetMember struct {
-	target.Ref
-	State *cluster.State
-	Err   error
-}
+// fleetMember is one selected Deployment with its state, or the error that kept it from one
+// (the pipeline's Member: Source is "" for one context).
+type fleetMember = pipeline.Member
 
 // fleetClient returns the clientset of reads over many Deployments (fleetTune).
 func fleetClient(f cmdutil.Factory) func() (kubernetes.Interface, error) {
@@ -69,41 +66,27 @@ func (t *Targets) many() bool {
 	return t.Selection != nil && !t.Selection.One()
 }
 
-// load reads the selected Deployments. -l/--all/-A: loadFleet (cluster.LoadFleet through
-// transient failures), two paginated LISTs (Deployments, ReplicaSets) whatever their number; names: each with loadState (a GET and a
-// LIST, or the state file), its failure kept on its member. Errors: the client's, and a
-// failed fleet LIST (nothing can be planned then).
+// load reads the selected Deployments through the pipeline's Source (pipeline.Live of t's
+// client, or pipeline.File of stateFile) and its Select: -l/--all/-A, two paginated LISTs
+// (Deployments, ReplicaSets) whatever their number, retried through transient failures;
+// names, each a GET and a LIST (or the state file), its failure kept on its member. Errors:
+// the names' (Selection.Resolve), the client's, and a failed fleet LIST (nothing can be
+// planned then).
 func (t *Targets) load(ctx context.Context, stateFile string) ([]fleetMember, error) {
 	sel := t.Selection
-	if sel.Bulk() {
-		cs, err := t.Client()
+	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope()}
+	if !ps.Bulk {
+		refs, err := sel.Resolve()
 		if err != nil {
 			return nil, err
 		}
-		sc := sel.Scope()
-		ms, err := loadFleet(ctx, cs, cluster.Scope{Namespace: sc.Namespace, LabelSelector: sc.LabelSelector, ChunkSize: sc.ChunkSize})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]fleetMember, 0, len(ms))
-		for _, m := range ms {
-			out = append(out, fleetMember{Ref: target.Ref{Namespace: m.Deployment.Namespace, Name: m.Deployment.Name}, State: m.State, Err: m.Err})
-		}
-		return out, nil
+		ps.Refs = refs
 	}
-	refs, err := sel.Resolve()
-	if err != nil {
-		return nil, err
+	var src pipeline.Source = pipeline.NewLive("", "", t.Client)
+	if stateFile != "" {
+		src = pipeline.NewFile(stateFile)
 	}
-	out := make([]fleetMember, 0, len(refs))
-	for _, ref := range refs {
-		st, err := loadState(ctx, t.Client, stateFile, ref.Namespace, ref.Name, false)
-		if st != nil && ref.Namespace == "" {
-			ref.Namespace = st.Deployment.Namespace
-		}
-		out = append(out, fleetMember{Ref: ref, State: st, Err: err})
-	}
-	return out, nil
+	return src.Select(ctx, ps)
 }
 
 // failures prints each failed Deployment's error on w as one line naming it

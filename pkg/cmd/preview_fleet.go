@@ -84,7 +84,9 @@ func (o *PreviewOptions) tally(results []fleetPlan) (failed []fleetMember, stall
 	for _, r := range results {
 		switch {
 		case r.Err != nil:
-			failed = append(failed, fleetMember{Ref: r.Ref, State: r.State, Err: r.Err})
+			m := r.Member
+			m.Err = r.Err // the read's or the plan's
+			failed = append(failed, m)
 		case r.Plan.Outcome == planner.OutcomeStalled:
 			stalled++
 		}

@@ -9,12 +9,9 @@ import (
 	"golang.org/x/sync/errgroup"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // runSetContexts previews a manifest set (-f/-k; with a name, that Deployment of it) in every
@@ -28,27 +25,27 @@ func (o *PreviewOptions) runSetContexts(ctx context.Context) error {
 		return err
 	}
 	srcs, errs := o.Contexts.sources()
-	per := make([][]manifest.Result, len(srcs))
+	runs := make([]setRun, len(srcs))
 	var g errgroup.Group
 	g.SetLimit(pipeline.DefaultSources)
-	for i, src := range srcs {
-		if src == nil {
+	for i, live := range srcs {
+		runs[i] = setRun{Context: o.Contexts.resolved[i], Err: errs[i]}
+		if live == nil {
 			continue
 		}
-		live := src
 		g.Go(func() error {
-			if errs[i] = live.CheckNamespaces(ctx, setNamespaces(set)); errs[i] != nil {
+			if runs[i].Err = live.CheckNamespaces(ctx, setNamespaces(set)); runs[i].Err != nil {
 				return nil
 			}
 			read := func(ctx context.Context, ns string) ([]cluster.Member, error) {
 				return live.ReadNamespace(ctx, ns, o.Fleet.Select.ChunkSize)
 			}
-			per[i], errs[i] = manifest.PlanSet(ctx, set, o.setConfigOf(live.Client, read))
+			runs[i].Results, runs[i].Err = manifest.PlanSet(ctx, set, o.setConfigOf(live.Client, read))
 			return nil
 		})
 	}
 	_ = g.Wait()
-	return o.printSetContexts(set, per, errs)
+	return o.printSets(set, runs, nil)
 }
 
 // readSetForContexts reads the set; with a name, keeps that Deployment only (in the named
@@ -97,85 +94,4 @@ func setNamespaces(set *manifest.Set) []string {
 		}
 	}
 	return out
-}
-
-// printSetContexts prints the plans of every context: human, one summary (CONTEXT first,
-// SOURCE last), the other kinds, then each plan headed by its context; -o, one
-// RolloutPlanList whose items carry context and manifest. Then the unreadable files, the
-// contexts that failed and the Deployments that failed, one line each on stderr; exit as
-// runContexts.
-func (o *PreviewOptions) printSetContexts(set *manifest.Set, per [][]manifest.Result, errs []error) error {
-	var plans []*v1alpha1.RolloutPlan
-	summary := printer.Summary{WithContext: true, ExtraColumns: []string{"SOURCE"}}
-	stalled := 0
-	for i, rs := range per {
-		for _, r := range rs {
-			row := printer.SummaryRow{Context: o.Contexts.resolved[i], Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
-			if r.Err == nil {
-				stalled += boolCount(r.Plan.Outcome == planner.OutcomeStalled)
-				row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
-				row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
-				row.Plan.Context = o.Contexts.resolved[i]
-				plans = append(plans, row.Plan)
-			}
-			summary.Rows = append(summary.Rows, row)
-		}
-	}
-	if err := o.printSetContextPlans(set, per, summary, plans); err != nil {
-		return err
-	}
-	for _, err := range set.Errors {
-		fmt.Fprintln(o.ErrOut, "error: "+err.Error())
-	}
-	var failed []string
-	failedContexts := 0
-	for i, rs := range per {
-		name := o.Contexts.resolved[i]
-		if errs[i] != nil {
-			printer.PrintContextFailure(o.ErrOut, name, errs[i])
-			failedContexts++
-		}
-		for _, r := range rs {
-			if r.Err != nil {
-				printer.PrintFailure(o.ErrOut, printer.Failure{Namespace: r.Ref.Namespace, Name: r.Ref.Name, Source: "context " + name + ", " + r.Source, Err: r.Err})
-				failed = append(failed, printer.DeploymentName(r.Ref.Namespace, r.Ref.Name, false)+" (context "+name+")")
-			}
-		}
-	}
-	if len(failed) == 0 && (failedContexts > 0 || len(set.Errors) > 0) {
-		return NewExitError(ExitError, "")
-	}
-	return fleetExit(failed, stalled, o.FailOnStall)
-}
-
-// printSetContextPlans writes the list (-o) or the summary, the other kinds and each plan.
-func (o *PreviewOptions) printSetContextPlans(set *manifest.Set, per [][]manifest.Result, summary printer.Summary, plans []*v1alpha1.RolloutPlan) error {
-	if !o.Output.Human() {
-		p, err := o.Output.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return p.PrintObj(printer.NewRolloutPlanList(plans), o.Out)
-	}
-	if len(summary.Rows) == 0 {
-		return nil
-	}
-	if err := printer.PrintSummary(o.Out, summary); err != nil {
-		return err
-	}
-	printer.PrintOtherKinds(o.Out, set.OtherKinds())
-	for i, rs := range per {
-		for _, r := range rs {
-			if r.Err != nil || o.Summary {
-				continue
-			}
-			fmt.Fprintln(o.Out)
-			opts := o.planOptions(r.Warnings)
-			opts.Context = o.Contexts.resolved[i]
-			if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

@@ -10,48 +10,84 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
+// setRun is a manifest set planned in one context: its results, or the error that kept the
+// context from any. Context is "" for the one context of a preview without --contexts.
+type setRun struct {
+	Context string
+	Results []manifest.Result
+	Err     error
+}
+
 // printSet prints the plans of a manifest set: human, the summary table (with a SOURCE
 // column), the count of the other kinds, then each plan in full; -o, a RolloutPlanList whose
 // plans carry manifest.source and manifest.change. Then each failure on stderr. Exit code: 1
 // when a file or a Deployment failed, else 3 with --fail-on-stall when a plan stalls.
 func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result, sc *setConfig) error {
-	var plans []*v1alpha1.RolloutPlan
-	summary := printer.Summary{ExtraColumns: []string{"SOURCE"}}
-	stalled := false
-	for _, r := range results {
-		row := printer.SummaryRow{Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
-		if r.Err == nil {
-			stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled
-			row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
-			row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
-			plans = append(plans, row.Plan)
-		}
-		summary.Rows = append(summary.Rows, row)
-	}
-	if err := o.printSetPlans(set, results, summary, plans, sc); err != nil {
-		return err
-	}
-	return o.setExit(set.Errors, results, stalled)
+	return o.printSets(set, []setRun{{Results: results}}, sc)
 }
 
-// setExit writes each unreadable file and each failed Deployment as an "error: ..." line
-// (printer.PrintFailure: the Deployment's names it and its file, and its namespace when the
-// set spans several), then, as fleetExit does, exits 1 with a last line
-// naming the failed Deployments and counting the unreadable files; else 3 with
+// printSets is printSet of the set planned in each context of runs: across contexts
+// (--contexts) the summary has a CONTEXT column first, each plan a Context line and each
+// item of -o its context; a context that failed is one line on stderr and exit code 1.
+func (o *PreviewOptions) printSets(set *manifest.Set, runs []setRun, sc *setConfig) error {
+	var plans []*v1alpha1.RolloutPlan
+	summary := printer.Summary{ExtraColumns: []string{"SOURCE"}, WithContext: o.Contexts.many()}
+	stalled := false
+	for _, run := range runs {
+		for _, r := range run.Results {
+			row := printer.SummaryRow{Context: run.Context, Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
+			if r.Err == nil {
+				stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled
+				row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
+				row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
+				row.Plan.Context = run.Context
+				plans = append(plans, row.Plan)
+			}
+			summary.Rows = append(summary.Rows, row)
+		}
+	}
+	if err := o.printSetPlans(set, runs, summary, plans, sc); err != nil {
+		return err
+	}
+	return o.setExit(set.Errors, runs, stalled)
+}
+
+// setExit writes each unreadable file, each context that failed (printer.PrintContextFailure)
+// and each failed Deployment as an "error: ..." line (printer.PrintFailure: the Deployment's
+// names it and its file, its context across contexts, and its namespace when the set spans
+// several), then, as fleetExit does, exits 1 with a last line naming the failed Deployments
+// and counting the unreadable files (nothing more for failed contexts alone); else 3 with
 // --fail-on-stall when a plan stalled.
-func (o *PreviewOptions) setExit(fileErrs []error, results []manifest.Result, stalled bool) error {
+func (o *PreviewOptions) setExit(fileErrs []error, runs []setRun, stalled bool) error {
 	var failed []string
 	for _, err := range fileErrs {
 		fmt.Fprintln(o.ErrOut, "error: "+err.Error())
 	}
-	withNS := spansNamespaces(results)
-	for _, r := range results {
-		if r.Err != nil {
-			printer.PrintFailure(o.ErrOut, printer.Failure{Namespace: r.Ref.Namespace, Name: r.Ref.Name, WithNamespace: withNS, Source: r.Source, Err: r.Err})
-			failed = append(failed, printer.DeploymentName(r.Ref.Namespace, r.Ref.Name, withNS))
+	failedContexts := 0
+	for _, run := range runs {
+		if run.Err != nil {
+			printer.PrintContextFailure(o.ErrOut, run.Context, run.Err)
+			failedContexts++
+		}
+		withNS := spansNamespaces(run.Results)
+		for _, r := range run.Results {
+			if r.Err == nil {
+				continue
+			}
+			f := printer.Failure{Namespace: r.Ref.Namespace, Name: r.Ref.Name, WithNamespace: withNS, Source: r.Source, Err: r.Err}
+			name := printer.DeploymentName(r.Ref.Namespace, r.Ref.Name, withNS)
+			if run.Context != "" {
+				f.Source = "context " + run.Context + ", " + r.Source
+				name += " (context " + run.Context + ")"
+			}
+			printer.PrintFailure(o.ErrOut, f)
+			failed = append(failed, name)
 		}
 	}
-	if len(fileErrs) == 0 {
+	switch {
+	case len(fileErrs) == 0 && len(failed) == 0 && failedContexts > 0:
+		return NewExitError(ExitError, "")
+	case len(fileErrs) == 0:
 		return fleetExit(failed, boolCount(stalled), o.FailOnStall)
 	}
 	msg := fmt.Sprintf("%d file(s) could not be read", len(fileErrs))
@@ -81,7 +117,7 @@ func boolCount(b bool) int {
 // printSetPlans prints the set's RolloutPlanList (-o; the config restarts of sc appended,
 // its notes on stderr), or the summary, the other kinds, (without --summary) each plan in
 // full, then sc's section.
-func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Result, summary printer.Summary, plans []*v1alpha1.RolloutPlan, sc *setConfig) error {
+func (o *PreviewOptions) printSetPlans(set *manifest.Set, runs []setRun, summary printer.Summary, plans []*v1alpha1.RolloutPlan, sc *setConfig) error {
 	if !o.Output.Human() {
 		p, err := o.Output.ToPrinter()
 		if err != nil {
@@ -94,17 +130,24 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, results []manifest.Res
 		}
 		return p.PrintObj(printer.NewRolloutPlanList(append(plans, sc.plans()...)), o.Out)
 	}
+	if len(summary.Rows) == 0 && o.Contexts.many() {
+		return nil // every context failed: their lines say why
+	}
 	if err := printer.PrintSummary(o.Out, summary); err != nil {
 		return err
 	}
 	printer.PrintOtherKinds(o.Out, set.OtherKinds())
-	for _, r := range results {
-		if r.Err != nil || o.Summary {
-			continue
-		}
-		fmt.Fprintln(o.Out)
-		if err := printer.PrintPlan(o.Out, r.Plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: r.Warnings}); err != nil {
-			return err
+	for _, run := range runs {
+		for _, r := range run.Results {
+			if r.Err != nil || o.Summary {
+				continue
+			}
+			fmt.Fprintln(o.Out)
+			opts := o.planOptions(r.Warnings)
+			opts.Context = run.Context
+			if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
+				return err
+			}
 		}
 	}
 	return sc.print(o)

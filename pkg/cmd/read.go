@@ -8,6 +8,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 )
 
 // loadLive is cluster.LoadLive (one GET, one LIST) through transient failures of the API
@@ -24,16 +25,6 @@ func loadLive(ctx context.Context, client kubernetes.Interface, namespace, name 
 	})
 }
 
-// loadFleet is cluster.LoadFleet (two paginated LISTs) through transient failures, as
-// loadLive: the whole read is sent again after one.
-//
-// Errors: LoadFleet's; after retries, the last transient one; ctx's end.
-func loadFleet(ctx context.Context, client kubernetes.Interface, scope cluster.Scope) ([]cluster.Member, error) {
-	return kube.Read(ctx, kube.Retry{}, func(ctx context.Context) ([]cluster.Member, error) {
-		return cluster.LoadFleet(ctx, client, scope)
-	})
-}
-
 // fleetCache is what readFleet has read, by namespace. The zero value is empty; safe for
 // concurrent use.
 type fleetCache struct {
@@ -41,21 +32,17 @@ type fleetCache struct {
 	members map[string][]cluster.Member
 }
 
-// readFleet returns the Deployments of namespace ns with their State: loadFleet (two
-// paginated LISTs, retried) the first time, then what that read returned, so the parts of
-// one preview that need a namespace read it once. Errors: loadFleet's (not kept: the next
-// call reads again).
+// readFleet returns the Deployments of namespace ns with their State:
+// pipeline.Live.ReadNamespace (two paginated LISTs, retried) the first time, then what that
+// read returned, so the parts of one preview that need a namespace read it once. Errors:
+// ReadNamespace's (not kept: the next call reads again).
 func (o *PreviewOptions) readFleet(ctx context.Context, ns string) ([]cluster.Member, error) {
 	o.fleets.mu.Lock()
 	defer o.fleets.mu.Unlock()
 	if members, ok := o.fleets.members[ns]; ok {
 		return members, nil
 	}
-	cs, err := o.Client()
-	if err != nil {
-		return nil, err
-	}
-	members, err := loadFleet(ctx, cs, cluster.Scope{Namespace: ns, ChunkSize: o.Fleet.Select.ChunkSize})
+	members, err := pipeline.NewLive("", "", o.Client).ReadNamespace(ctx, ns, o.Fleet.Select.ChunkSize)
 	if err != nil {
 		return nil, err
 	}
