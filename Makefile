@@ -16,6 +16,7 @@ LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSI
 .PHONY: faults
 .PHONY: bench-reload
 .PHONY: bench-manifests
+.PHONY: bench-contexts
 
 all: build
 
@@ -180,6 +181,17 @@ bench-fleet: build cluster-binaries ## preview --all of 2,000 Deployments / 8,00
 bench-manifests: build cluster-binaries ## preview -f of a 200-Deployment manifest set beside kubectl diff -f: wall time, requests, peak memory
 	./hack/bench-time.sh
 	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkManifestPreview$$' -benchtime 1x -count=1 -timeout 30m -v ./test/e2e/
+
+# bench-contexts (issue 19): CONTEXTS_N (3) bare API servers (etcd + kube-apiserver, hack/cluster/up.sh
+# --api-only), each with CONTEXTS_DEPLOYMENTS (500) settled Deployments; `kubectl rollplan
+# preview -A --contexts c1,c2,c3` beside the same preview once per context in sequence,
+# CONTEXTS_ROUNDS (5) rounds: median wall times and their ratio (goal <= 0.5), requests per
+# context (-v=6), peak RSS. On loopback the previews are bound by the cores, not the network:
+# CONTEXTS_LATENCY=25ms delays each server's bytes each way through a proxy, as a remote
+# cluster would. Not part of make test (the e2e TestContexts* are). Static build.
+bench-contexts: build cluster-binaries ## preview -A across 3 contexts of 500 Deployments beside the 3 previews in sequence: wall-time ratio, requests per context
+	./hack/bench-time.sh
+	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkContextsPreview$$' -benchtime 1x -count=1 -timeout 20m -v ./test/e2e/
 
 update-golden: ## regenerate golden files
 	$(GO) test ./... -update

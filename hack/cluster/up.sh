@@ -4,7 +4,13 @@
 # resourcequota, garbage-collector and namespace controllers), kube-scheduler and kwok (fake nodes and pods, stages from
 # hack/cluster/kwok-stages.yaml). See docs/local-cluster.md in the shared notes.
 #
-# Usage: hack/cluster/up.sh [--no-deployment-controller]
+# Usage: hack/cluster/up.sh [--no-deployment-controller] [--api-only]
+#
+# --api-only starts etcd and kube-apiserver alone (no controllers, scheduler, kwok or node):
+# enough for the read-only verbs (preview, history, status), ready in seconds. A second
+# cluster beside the full one for the multi-context e2e tests (test/e2e/framework's
+# StartAPIServer); nothing moves a ReplicaSet or a pod there but the client, and namespaces
+# get no "default" ServiceAccount.
 #
 # hack/cluster/component.sh stops and starts one component of the running cluster (fault
 # tests).
@@ -15,6 +21,7 @@
 #   ROLLPLAN_CLUSTER_NO_DEPLOYMENT_CONTROLLER=1
 #                          same as --no-deployment-controller: nothing but the client moves
 #                          ReplicaSets.
+#   ROLLPLAN_CLUSTER_API_ONLY=1 same as --api-only.
 #   ROLLPLAN_CLUSTER_NODES number of fake nodes (default 1).
 #   ROLLPLAN_BIN           where build.sh puts the binaries (default _output/bin).
 #
@@ -28,10 +35,12 @@ bin=${ROLLPLAN_BIN:-$root/_output/bin}
 state=${ROLLPLAN_CLUSTER_DIR:-$root/_output/cluster}
 nodes=${ROLLPLAN_CLUSTER_NODES:-1}
 no_dc=${ROLLPLAN_CLUSTER_NO_DEPLOYMENT_CONTROLLER:-0}
+api_only=${ROLLPLAN_CLUSTER_API_ONLY:-0}
 
 for arg in "$@"; do
   case $arg in
   --no-deployment-controller) no_dc=1 ;;
+  --api-only) api_only=1 ;;
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
     exit 0
@@ -185,6 +194,20 @@ start kube-apiserver kube-apiserver \
   --service-cluster-ip-range=10.0.0.0/24 \
   --endpoint-reconciler-type=none --profiling=false
 wait_for kube-apiserver 90 curl -fsSk -H "Authorization: Bearer $token" "https://127.0.0.1:$apiserver_port/readyz"
+
+if [[ $api_only == 1 ]]; then
+  cat >"$state/env" <<EOF
+ROLLPLAN_CLUSTER_DIR=$state
+KUBECONFIG=$kubeconfig
+APISERVER=https://127.0.0.1:$apiserver_port
+ETCD_PORT=$etcd_port
+APISERVER_PORT=$apiserver_port
+API_ONLY=1
+EOF
+  ok=1
+  log "API server up in $((SECONDS - start_time - build_secs))s (+${build_secs}s build check), etcd and kube-apiserver only: https://127.0.0.1:$apiserver_port; KUBECONFIG=$kubeconfig"
+  exit 0
+fi
 
 # statefulset-controller and daemonset-controller: the history, undo, restart and status of
 # those kinds are tested against the real controllers (test/e2e/kinds_test.go).

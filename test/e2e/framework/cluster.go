@@ -167,10 +167,12 @@ func (c *Cluster) connect() error {
 	return nil
 }
 
-// stop runs down.sh for a cluster this process started. A cluster whose start failed was
+// stop stops the API servers this process started (SharedAPIServer) and runs down.sh
+// for a cluster this process started. A cluster whose start failed was
 // already stopped by up.sh, which keeps its state dir for the logs.
 func stop() {
 	stopOnce.Do(func() {
+		stopServers()
 		if started == nil {
 			return
 		}

@@ -32,6 +32,14 @@
 // the label on a pod template; it is not part of the selector, so releasing a pod does not
 // orphan it.
 //
+// A second (third, ...) cluster for the multi-context tests: SharedAPIServer(t, name) starts
+// etcd + kube-apiserver alone (hack/cluster/up.sh --api-only, about 5 s), shared by name
+// between the tests of the process and stopped by Main; CreateSettled writes there the state
+// a finished rollout leaves (no controller runs). WriteKubeconfig merges the clusters'
+// kubeconfigs into one with a context each, Unreachable adding one whose server refuses.
+// Like the private cluster, a server outlives a `go test -timeout` panic: stop it with
+// ROLLPLAN_CLUSTER_DIR=_output/e2e-apiserver-<n> hack/cluster/down.sh.
+//
 // The test files of test/e2e carry the build tag e2e; this package has none, so
 // `go vet ./...` and `go test ./...` check it without starting anything.
 package framework
