@@ -104,13 +104,14 @@ cluster-down: ## stop the cluster of cluster-up and remove its state
 # starts a cluster. `make e2e` starts one private cluster for the whole run in a fresh state dir,
 # hands it to every package through ROLLPLAN_E2E_KUBECONFIG and stops it even when tests fail
 # (the cluster's logs are then copied to _output/e2e-logs). ROLLPLAN_E2E_REQUIRED=1: tests fail,
-# never skip, when there is no cluster. Tests that call t.Parallel (they mostly wait on the
-# cluster, not the CPU) run up to 4 at once (-parallel 4; go test's default is GOMAXPROCS, 2 on
+# never skip, when there is no cluster. The bare API servers of the --contexts tests
+# (_output/e2e-apiserver-*) are stopped by the tests, and by the same trap if go test dies.
+# Tests that call t.Parallel (they mostly wait on the cluster, not the CPU) run up to 4 at once (-parallel 4; go test's default is GOMAXPROCS, 2 on
 # CI). The 40-minute limit is a guard against a hung test, not the budget: the whole of make
 # test is kept under 45 minutes cold.
 e2e: build-race cluster-binaries ## end-to-end tests (test/e2e) on a private local cluster, against a -race build of the plugin
 	@mkdir -p _output; state=$$(mktemp -d "$(CURDIR)/_output/e2e-cluster.XXXXXX"); \
-	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/e2e-logs; cp -r "$$state/logs" _output/e2e-logs; echo "e2e: cluster logs in _output/e2e-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; exit $$rc' EXIT; \
+	trap 'rc=$$?; if [[ $$rc != 0 && -d $$state/logs ]]; then rm -rf _output/e2e-logs; cp -r "$$state/logs" _output/e2e-logs; echo "e2e: cluster logs in _output/e2e-logs" >&2; fi; ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/down.sh; for d in _output/e2e-apiserver-*; do [[ -d $$d ]] && ROLLPLAN_CLUSTER_DIR="$$d" hack/cluster/down.sh; done; exit $$rc' EXIT; \
 	ROLLPLAN_CLUSTER_DIR="$$state" hack/cluster/up.sh && \
 	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_E2E_KUBECONFIG="$$state/kubeconfig" $(GO) test -tags e2e -race -count=1 -parallel 4 -timeout 40m ./test/e2e/...
 
