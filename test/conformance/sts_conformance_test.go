@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/utils/ptr"
 
@@ -71,7 +74,9 @@ func stsScenario(r *rand.Rand, i int) sts.Input {
 		t := corev1.PodTemplateSpec{}
 		t.Labels = map[string]string{"app": "web"}
 		t.Spec.Containers = []corev1.Container{{Name: "c", Image: image}}
-		return t
+		d := &apps.StatefulSet{Spec: apps.StatefulSetSpec{Template: t}}
+		legacyscheme.Scheme.Default(d) // as the API server stores it
+		return d.Spec.Template
 	}
 	var revs []*apps.ControllerRevision
 	nRevs := 1 + r.Intn(3)
@@ -89,6 +94,22 @@ func stsScenario(r *rand.Rand, i int) sts.Input {
 		revs[len(revs)-1].Revision, revs[0].Revision = revs[0].Revision, revs[len(revs)-1].Revision
 	}
 	set.Spec.Template = template(fmt.Sprint("img:v", 1+r.Intn(4)))
+	// The planner's input is server-defaulted.
+	legacyscheme.Scheme.Default(set)
+	// Sometimes the latest revision as another encoder wrote it: the same template, other bytes
+	// (StatefulSetSemanticRevisionComparison's case).
+	if r.Intn(6) == 0 {
+		latest := revs[0]
+		for _, cr := range revs {
+			if cr.Revision > latest.Revision {
+				latest = cr
+			}
+		}
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, latest.Data.Raw, "", " "); err == nil {
+			latest.Data.Raw = buf.Bytes()
+		}
+	}
 	if r.Intn(8) == 0 { // a revision squats on the new template's first name
 		patch, _ := revisions.Patch(&set.Spec.Template)
 		for _, cr := range revs {

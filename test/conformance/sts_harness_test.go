@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install" // the defaulters kube-controller-manager registers (import_known_versions.go): setMatchesLatestExistingRevision defaults through legacyscheme
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	"k8s.io/kubernetes/pkg/controller/history"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 
