@@ -35,7 +35,7 @@ var stsNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 // three existing revisions (images v1..v3), the template at v1..v4 (unchanged, a rollback or
 // new), sometimes a collision (a revision holding the new template's name with other data),
 // and pods at those revisions, Ready (some not yet available), unready, Pending, terminating
-// or missing, some beyond the replicas (a scale-down).
+// failed, succeeded or missing, some beyond the replicas (a scale-down).
 func stsScenario(r *rand.Rand, i int) sts.Input {
 	set := &apps.StatefulSet{}
 	set.Name, set.Namespace, set.UID, set.Generation = "web", "ns", "uid-web", 2
@@ -141,7 +141,9 @@ func stsScenario(r *rand.Rand, i int) sts.Input {
 			rev = pick()
 		}
 		p.Labels = map[string]string{"app": "web", apps.StatefulSetPodNameLabel: p.Name, apps.StatefulSetRevisionLabel: rev}
-		switch r.Intn(8) {
+		switch r.Intn(9) {
+		case 8:
+			p.Status.Phase = []corev1.PodPhase{corev1.PodFailed, corev1.PodSucceeded}[r.Intn(2)]
 		case 0:
 			p.Status.Phase = corev1.PodPending
 		case 1:

@@ -220,7 +220,11 @@ func runUpstream(in sts.Input) (stsRun, error) {
 		run.statuses = append(run.statuses, *status.DeepCopy())
 		ops := w.podOps[nPods:]
 		if in.StatefulSet.Spec.PodManagementPolicy == apps.ParallelPodManagement {
-			canonicalParallel(ops, in.StatefulSet)
+			failed := map[string]bool{}
+			for _, p := range pods {
+				failed[p.Name] = p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
+			}
+			canonicalParallel(ops, in.StatefulSet, failed)
 		}
 		for i := range ops {
 			ops[i].Step = step
@@ -271,10 +275,10 @@ func runUpstream(in sts.Input) (stsRun, error) {
 }
 
 // canonicalParallel orders one Parallel sync's pod writes, which upstream makes from
-// goroutines (slowStartBatch), as the planner lists them: creations by ascending ordinal,
-// then deletions of pods beyond the replicas by descending ordinal, then update deletions by
-// descending ordinal.
-func canonicalParallel(ops []sts.PodOperation, set *apps.StatefulSet) {
+// goroutines (slowStartBatch), as the planner lists them: the replicas' writes (creations,
+// deletions of failed pods) by ascending ordinal, then deletions of pods beyond the replicas by
+// descending ordinal, then update deletions by descending ordinal.
+func canonicalParallel(ops []sts.PodOperation, set *apps.StatefulSet, failed map[string]bool) {
 	start := 0
 	if set.Spec.Ordinals != nil {
 		start = int(set.Spec.Ordinals.Start)
@@ -284,7 +288,7 @@ func canonicalParallel(ops []sts.PodOperation, set *apps.StatefulSet) {
 		var o int
 		fmt.Sscanf(op.Pod[len(set.Name)+1:], "%d", &o)
 		switch {
-		case op.Action == sts.Create:
+		case op.Action == sts.Create, o >= start && o < end && failed[op.Pod]:
 			return 0, o
 		case o < start || o >= end:
 			return 1, -o

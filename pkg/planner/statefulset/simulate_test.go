@@ -230,3 +230,22 @@ func TestParallelScaleUpAndDown(t *testing.T) {
 		t.Errorf("scale down (-want +got)\n%s", diff)
 	}
 }
+
+func TestFailedPodReplaced(t *testing.T) {
+	// A Failed pod is deleted in one sync and recreated at its revision in the next, in both
+	// policies. (Parallel's second deletion of a stale failed pod, in the update loop, is
+	// recorded once: the conformance test's failed pods cover it.)
+	for _, policy := range []appsv1.PodManagementPolicyType{appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement} {
+		f := newFixture(t, 3, "v1")
+		f.set.Spec.PodManagementPolicy = policy
+		in := f.input("v1", []int{0, 0, 0})
+		in.Pods[1].Status.Phase = corev1.PodFailed
+		plan, err := Simulate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"1:Delete web-1@v1#1", "2:Create web-1@v1#1"}, f.ops(plan)); diff != "" || plan.Outcome != Complete {
+			t.Errorf("%s: outcome %s (-want +got)\n%s", policy, plan.Outcome, diff)
+		}
+	}
+}

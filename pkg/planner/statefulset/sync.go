@@ -95,7 +95,15 @@ func syncOnce(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, pods [
 		}
 	}
 	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
+	// del records a deletion once: Parallel can delete a failed pod in processReplica and
+	// again in the update loop (its in-memory copy is not terminating); the second call finds
+	// it gone (NotFound, which DeleteStatefulPod sinks) or deletes a terminating pod again.
 	del := func(p *corev1.Pod) {
+		for _, name := range out.deleted {
+			if name == p.Name {
+				return
+			}
+		}
 		out.pods = append(out.pods, PodOperation{Action: Delete, Pod: p.Name, Revision: revisionOf(p), RevisionNumber: numbers[revisionOf(p)]})
 		out.deleted = append(out.deleted, p.Name)
 	}
