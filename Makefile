@@ -14,6 +14,7 @@ LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSI
 .PHONY: all build build-race generate verify-fmt verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 .PHONY: bench-fleet
 .PHONY: faults
+.PHONY: conformance-wide
 .PHONY: bench-reload
 .PHONY: bench-manifests
 .PHONY: bench-contexts
@@ -88,8 +89,13 @@ fuzz: ## each fuzz target for FUZZTIME (60s), one at a time
 fuzz-short: ## each fuzz target for 10s (part of make test)
 	$(MAKE) fuzz FUZZTIME=10s FUZZPARALLEL=1
 
-conformance: ## the planner against the real v1.36.3 Deployment controller, run in-process (test/conformance)
+conformance: ## the planners against the real v1.36.3 Deployment controller, StatefulSet control and DaemonSet controller, the feasibility checks against the scheduler's filters and quota admission, and pkg/planner/revisions against the history package, run in-process (test/conformance)
 	cd test/conformance && bash hack/gen-upstream.sh && bash hack/gen-upstream-daemon.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
+
+# conformance-wide: the StatefulSet planner beside the upstream StatefulSet control on 20,000
+# generated start states (make conformance runs 1,500), three readiness models each.
+conformance-wide: ## the StatefulSet planner against the v1.36.3 StatefulSet control on 20,000 generated start states
+	cd test/conformance && bash hack/gen-upstream.sh && ROLLPLAN_CONFORMANCE_WIDE=1 GOFLAGS=-mod=mod $(GO) test -count=1 -timeout 60m -run 'TestStatefulSetConformance$$' -v . | grep -E '^(---|\s+---|ok|FAIL|PASS)|statefulset:|state [0-9]'
 
 conformance-timed: ## the timed model beside the upstream controller on every generated start state (2,000; make conformance runs every 10th)
 	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) test -count=1 -run 'TestConformance$$' . -conformance.timed=1
