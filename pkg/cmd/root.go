@@ -121,6 +121,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdGuard(f, streams))
 	cmd.AddCommand(NewCmdStatus(f, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
+	guardOneCluster(cmd, contextsOf(configFlags))
 	AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
 	return cmd
 }
