@@ -181,6 +181,9 @@ func AttachCompletions(root *cobra.Command, f cmdutil.Factory) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if strings.Contains(c.Use, deploymentArgUse) {
+			if c.ValidArgsFunction == nil && takesManyNames(c.Use) {
+				c.ValidArgsFunction = DeploymentNamesCompletion(f)
+			}
 			if c.ValidArgsFunction == nil {
 				c.ValidArgsFunction = DeploymentNameCompletion(f)
 			}
@@ -228,6 +231,54 @@ func DeploymentNameCompletion(f cmdutil.Factory) func(*cobra.Command, []string, 
 			cobra.CompDebugln("rollplan: "+err.Error(), true)
 		}
 		return comps, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// takesManyNames reports whether a command's Use line takes several Deployment names
+// ("(deploy/NAME | NAME) ..." or "[NAME ...]").
+func takesManyNames(use string) bool {
+	return strings.Contains(use, deploymentArgUse+" ...") || strings.Contains(use, "[NAME ...]")
+}
+
+// DeploymentNamesCompletion is DeploymentNameCompletion for a command that takes several
+// names (preview, history, undo, pause, resume, restart): every argument completes, not only
+// the first, leaving out the names already on the line; after a bare type ("deployment a
+// <TAB>") plain names. A command whose --diff is set (history: its later arguments are
+// revisions) completes only the first argument.
+//
+//	cmd.ValidArgsFunction = DeploymentNamesCompletion(f)
+func DeploymentNamesCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	one := DeploymentNameCompletion(f)
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 || len(args) == 1 && target.IsDeploymentType(args[0]) {
+			return one(cmd, args, toComplete)
+		}
+		if d := cmd.Flags().Lookup("diff"); d != nil && d.Changed {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		typed := args
+		bareType := target.IsDeploymentType(args[0])
+		if bareType {
+			typed = args[1:]
+			if strings.Contains(toComplete, "/") {
+				return nil, cobra.ShellCompDirectiveNoFileComp // TYPE TYPE/NAME is refused
+			}
+		}
+		given := map[string]bool{}
+		for _, a := range typed {
+			if name, err := target.ParseName(a); err == nil {
+				given[name] = true
+			}
+		}
+		comps, directive := one(cmd, nil, toComplete)
+		var out []string
+		for _, c := range comps {
+			if name, err := target.ParseName(c); err == nil && given[name] {
+				continue
+			}
+			out = append(out, c)
+		}
+		return out, directive
 	}
 }
 
