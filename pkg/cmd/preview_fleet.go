@@ -87,7 +87,7 @@ func (o *PreviewOptions) tally(results []fleetPlan) (failed []fleetMember, stall
 			m := r.Member
 			m.Err = r.Err // the read's or the plan's
 			failed = append(failed, m)
-		case r.Plan.Outcome == planner.OutcomeStalled:
+		case stalls(r.Result):
 			stalled++
 		}
 	}
@@ -151,6 +151,9 @@ func (o *PreviewOptions) printFleet(results []fleetPlan, withContext bool) error
 			opts.Context = r.Source
 		}
 		if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
+			return err
+		}
+		if err := printer.PrintFeasibility(o.Out, r.Feasibility); err != nil {
 			return err
 		}
 	}
