@@ -55,7 +55,7 @@ func quotaCluster(hardPods string) kubernetes.Interface {
 	rs := testutil.ReplicaSetFor(web).Created(1).Replicas(4).Build()
 	hard := corev1.ResourceList{corev1.ResourcePods: resource.MustParse(hardPods)}
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "pods"},
-		Spec: corev1.ResourceQuotaSpec{Hard: hard},
+		Spec:   corev1.ResourceQuotaSpec{Hard: hard},
 		Status: corev1.ResourceQuotaStatus{Hard: hard, Used: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("4")}}}
 	return fake.NewClientset([]runtime.Object{web, rs, q}...)
 }
