@@ -99,3 +99,24 @@ func TestPreviewFeasibilityQuotaStall(t *testing.T) {
 		t.Errorf("--checks=none: %v, output:\n%s", err, out)
 	}
 }
+
+// The many-Deployment summary gains a FEASIBILITY column when a plan has findings.
+func TestPreviewFeasibilitySummary(t *testing.T) {
+	cs := quotaCluster("4")
+	streams, out, errOut := testStreams()
+	o := NewPreviewOptions(streams)
+	o.Summary = true
+	o.Change.Images = []string{"web=nginx:1.27"}
+	sel := target.Selection{All: true, Namespace: "shop", Many: true, ChunkSize: 500}
+	o.Fleet.Selection, o.Fleet.Client = &sel, func() (kubernetes.Interface, error) { return cs, nil }
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "OUTCOME   FEASIBILITY") || !strings.HasSuffix(strings.TrimSpace(lines[1]), "Stalled@1:Quota") {
+		t.Errorf("summary:\n%s", out)
+	}
+}
