@@ -1,0 +1,108 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
+)
+
+// A quota of exactly the Deployment's pods and maxUnavailable 0: preview predicts the stall
+// at step 1 (the surge pod refused by the quota), and the live rollout agrees: the new
+// ReplicaSet's create is refused ("exceeded quota") and no old pod goes.
+func TestFeasibilityQuotaStall(t *testing.T) {
+	t.Parallel()
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
+	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	// The quota's status.used (the resourcequota controller's) must count both pods.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := c.Client.CoreV1().ResourceQuotas(ns).Get(t.Context(), "pods", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := got.Status.Used[corev1.ResourcePods]; u.Value() == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the quota's status.used is %v after 30s, want pods: 2", got.Status.Used)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	res := c.Plugin(t, "preview", "deploy/web", "-n", ns, "--image", "app=nginx:1.19", "--fail-on-stall")
+	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	if res.ExitCode != 3 || !strings.Contains(res.Stdout, "Stalled at step 1: Quota: ") || !strings.Contains(res.Stdout, "resourcequota/pods") {
+		t.Fatalf("preview: exit %d, want 3 and a Quota stall at step 1 naming resourcequota/pods", res.ExitCode)
+	}
+	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		rss, err := c.Client.AppsV1().ReplicaSets(ns).List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused, oldReplicas := "", int32(0)
+		for _, rs := range rss.Items {
+			if rs.Spec.Template.Spec.Containers[0].Image == "nginx:1.19" {
+				for _, cond := range rs.Status.Conditions {
+					if cond.Type == appsv1.ReplicaSetReplicaFailure && strings.Contains(cond.Message, "exceeded quota") {
+						refused = cond.Message
+					}
+				}
+			} else {
+				oldReplicas = *rs.Spec.Replicas
+			}
+		}
+		if refused != "" {
+			if oldReplicas != 2 {
+				t.Errorf("old ReplicaSet scaled to %d, want 2 (the rollout stalls before any scale-down)", oldReplicas)
+			}
+			t.Logf("live: %s", refused)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new ReplicaSet has no ReplicaFailure exceeded quota after 30s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A PDB allowing no disruption and a strategy taking one pod down at once: a pdb finding
+// naming both numbers; the rollout itself proceeds (it deletes without eviction).
+func TestFeasibilityPDBFinding(t *testing.T) {
+	t.Parallel()
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	zero := intstr.FromInt32(0)
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	if _, err := c.Client.PolicyV1().PodDisruptionBudgets(ns).Create(t.Context(), pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("0", "1"))
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	res := c.Plugin(t, "preview", "deploy/web", "-n", ns, "--image", "app=nginx:1.19", "--checks", "pdb")
+	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "FINDINGS") || !strings.Contains(res.Stdout, "poddisruptionbudget/web") {
+		t.Fatalf("preview: exit %d, want 0 and a pdb finding naming poddisruptionbudget/web", res.ExitCode)
+	}
+	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
+	c.WaitForRollout(t, ns, "web", time.Minute)
+}
