@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -105,4 +106,26 @@ func TestFeasibilityPDBFinding(t *testing.T) {
 	}
 	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
 	c.WaitForRollout(t, ns, "web", time.Minute)
+}
+
+// An HPA scaling the Deployment and a change of replicas: hpa findings (the HPA's numbers,
+// and that it overrides the change). The local cluster runs no HPA controller, so the
+// override itself is not observed live.
+func TestFeasibilityHPAFinding(t *testing.T) {
+	t.Parallel()
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2))
+	minReplicas := int32(2)
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: &minReplicas, MaxReplicas: 6,
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}}}
+	if _, err := c.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(t.Context(), hpa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Plugin(t, "preview", "deploy/web", "-n", ns, "--replicas", "4", "--checks", "hpa", "-o", "json")
+	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "horizontalpodautoscaler/web") || !strings.Contains(res.Stdout, "overrides it") {
+		t.Fatalf("preview: exit %d, want 0 and an hpa finding that horizontalpodautoscaler/web overrides the change", res.ExitCode)
+	}
 }
