@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,48 @@ func TestFeasibilityHPAFinding(t *testing.T) {
 	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "horizontalpodautoscaler/web") || !strings.Contains(res.Stdout, "overrides it") {
 		t.Fatalf("preview: exit %d, want 0 and an hpa finding that horizontalpodautoscaler/web overrides the change", res.ExitCode)
+	}
+}
+
+// The node full for the surge pod (not parallel: its pod holds most of the shared fake
+// node's cpu while it runs): preview predicts Stalled at step 1: Unschedulable, and the
+// live surge pod stays Pending with the scheduler's "Insufficient cpu".
+func TestFeasibilityCapacityStall(t *testing.T) {
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	d := framework.NewDeployment("web").Replicas(1).RollingUpdate("1", "0").Build()
+	d.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("600")}
+	if _, err := c.Client.AppsV1().Deployments(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // free the node's cpu before the parallel tests run
+		_ = c.Client.AppsV1().Deployments(ns).Delete(context.Background(), "web", metav1.DeleteOptions{})
+		_ = c.Client.CoreV1().Pods(ns).DeleteCollection(context.Background(), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{})
+	})
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	res := c.Plugin(t, "preview", "deploy/web", "-n", ns, "--image", "app=nginx:1.19", "--checks", "capacity")
+	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	if !strings.Contains(res.Stdout, "Stalled at step 1: Unschedulable: ") {
+		t.Fatalf("preview: exit %d, want an Unschedulable stall at step 1", res.ExitCode)
+	}
+	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pods, err := c.Client.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods.Items {
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && strings.Contains(cond.Message, "Insufficient cpu") {
+					t.Logf("live: pod %s Pending: %s", p.Name, cond.Message)
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no pod PodScheduled=False with Insufficient cpu after 30s")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
