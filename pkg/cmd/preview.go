@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -77,9 +78,11 @@ type PreviewOptions struct {
 	Timing      TimingFlags
 	StateFile   string
 	FailOnStall bool
-	MaxSteps    int
-	Summary     bool
-	Output      *printer.OutputFlags
+	// Checks is --checks: the feasibility checks run on every plan.
+	Checks   string
+	MaxSteps int
+	Summary  bool
+	Output   *printer.OutputFlags
 
 	Target
 	// Fleet is the selection of many Deployments (several names, -l, --all, -A); when it
@@ -134,6 +137,7 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 	o.Timing.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
 	cmd.Flags().BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d when the plan ends Stalled.", ExitStalled))
+	cmd.Flags().StringVar(&o.Checks, "checks", "all", "Feasibility checks run on every plan: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table in the human output; the middle of a longer plan is elided (0: all).")
 	cmd.Flags().BoolVar(&o.Summary, "summary", false, "Print the summary table only (one row per Deployment), not each plan in full.")
 	o.Output.AddFlags(cmd)
@@ -176,6 +180,9 @@ func (o *PreviewOptions) Validate() error {
 		return err
 	}
 	if err := o.validateFleet(); err != nil {
+		return err
+	}
+	if _, err := feasibility.ParseChecks(o.Checks); err != nil {
 		return err
 	}
 	if !o.Output.Human() {
@@ -230,6 +237,9 @@ func (o *PreviewOptions) runOne(ctx context.Context) error {
 		if err := printer.PrintPlan(o.Out, plan, opts); err != nil {
 			return err
 		}
+		if err := printer.PrintFeasibility(o.Out, r.Feasibility); err != nil {
+			return err
+		}
 	default:
 		p, err := o.Output.ToPrinter()
 		if err != nil {
@@ -239,7 +249,7 @@ func (o *PreviewOptions) runOne(ctx context.Context) error {
 			return err
 		}
 	}
-	if o.FailOnStall && plan.Outcome == planner.OutcomeStalled {
+	if o.FailOnStall && stalls(r) {
 		return NewExitError(ExitStalled, "")
 	}
 	return nil
@@ -254,7 +264,14 @@ func apiPlan(r pipeline.Result) *v1alpha1.RolloutPlan {
 	if r.Source != "" {
 		obj.Context = r.Source
 	}
+	obj.Feasibility = printer.NewPlanFeasibility(r.Feasibility)
 	return obj
+}
+
+// stalls says whether r's plan ends Stalled, by the controller's model or the feasibility
+// checks (quota, capacity).
+func stalls(r pipeline.Result) bool {
+	return r.Plan.Outcome == planner.OutcomeStalled || (r.Feasibility != nil && r.Feasibility.Stall != nil)
 }
 
 // planOptions are the human plan's options with warnings.
@@ -278,6 +295,7 @@ func (o *PreviewOptions) pipelineConfig(now time.Time) *pipeline.Config {
 		FromManifest: o.Change.HasManifest(),
 		Now:          now,
 	}
+	cfg.Feasibility, _ = feasibility.ParseChecks(o.Checks) // Validate refused a bad value
 	if o.Change.Any() {
 		cfg.Change = o.desired(now)
 	}

@@ -87,7 +87,7 @@ func (o *PreviewOptions) tally(results []fleetPlan) (failed []fleetMember, stall
 			m := r.Member
 			m.Err = r.Err // the read's or the plan's
 			failed = append(failed, m)
-		case r.Plan.Outcome == planner.OutcomeStalled:
+		case stalls(r.Result):
 			stalled++
 		}
 	}
@@ -136,6 +136,16 @@ func (o *PreviewOptions) printFleet(results []fleetPlan, withContext bool) error
 	s := printer.Summary{WithContext: withContext}
 	for _, r := range results {
 		s.Rows = append(s.Rows, printer.SummaryRow{Context: r.Source, Namespace: r.Namespace, Name: r.Name, Change: o.changeWords(r.API), Plan: r.API, Err: r.Err})
+		if r.Feasibility != nil && s.ExtraColumns == nil {
+			s.ExtraColumns = []string{printer.FeasibilityColumn}
+		}
+	}
+	if s.ExtraColumns != nil {
+		for i, r := range results {
+			if r.API != nil {
+				s.Rows[i].Extra = []string{printer.FeasibilityCell(r.API.Feasibility)}
+			}
+		}
 	}
 	if err := printer.PrintSummary(o.Out, s); err != nil || o.Summary {
 		return err
@@ -151,6 +161,9 @@ func (o *PreviewOptions) printFleet(results []fleetPlan, withContext bool) error
 			opts.Context = r.Source
 		}
 		if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
+			return err
+		}
+		if err := printer.PrintFeasibility(o.Out, r.Feasibility); err != nil {
 			return err
 		}
 	}

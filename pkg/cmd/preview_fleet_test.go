@@ -211,6 +211,7 @@ func TestPreviewFleetLive(t *testing.T) {
 			streams, out, errOut := testStreams()
 			o := NewPreviewOptions(streams)
 			o.Output.Output = "json"
+			o.Checks = "none" // the feasibility reads: TestPreviewFeasibilityReads
 			tc.sel.Many, tc.sel.ChunkSize = true, 500
 			o.Fleet.Selection, o.Fleet.Client = &tc.sel, clientOf(c)
 			if err := o.Validate(); err != nil {

@@ -58,6 +58,7 @@ func TestPreviewFleetTimedMeasured(t *testing.T) {
 		o.Output.Output, o.Readiness = output, "timed"
 		o.Fleet.Selection = &target.Selection{Many: true, ChunkSize: 500, Selector: "tier=front", Namespace: "shop"}
 		o.Fleet.Client = clientOf(c)
+		o.Checks = "none" // the feasibility reads: TestPreviewFeasibilityReads
 		if err := o.Validate(); err != nil {
 			t.Fatal(err)
 		}

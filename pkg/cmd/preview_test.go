@@ -185,6 +185,7 @@ func TestPreviewLive(t *testing.T) {
 		o.Namespace, o.Name = "shop", "web"
 		o.Client = func() (kubernetes.Interface, error) { return cs, nil }
 		o.Change.Images = []string{"nginx=nginx:1.27"}
+		o.Checks = "none" // the feasibility reads: TestPreviewFeasibilityReads
 		if err := o.Run(t.Context()); err != nil {
 			t.Fatalf("forbidden=%v: %v", forbidden, err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
@@ -39,6 +40,11 @@ type Config struct {
 	Now time.Time
 	// Parallel bounds the plans of one Source made at once (0: manifest.DefaultParallel).
 	Parallel int
+	// Feasibility names the feasibility checks run on every plan (feasibility.AllChecks'
+	// names; nil or empty: none). Their objects are read once per Source and namespace.
+	Feasibility []string
+
+	reads checkReads
 }
 
 // Result is one Member's plan: the plan, the estimate of a timed plan (nil otherwise) and the
@@ -48,7 +54,10 @@ type Result struct {
 	Plan     *planner.Plan
 	Estimate *estimate.Estimate
 	Warnings []string
-	Err      error
+	// Feasibility is the feasibility checks' outcome (nil when none ran). When the checks
+	// replayed the plan with pods held back, Plan is that replayed plan.
+	Feasibility *feasibility.Result
+	Err         error
 }
 
 // Plan plans m read from src: the change (Config.Change) applied, the timing resolved, the
@@ -70,10 +79,18 @@ func (c *Config) Plan(ctx context.Context, src Source, m Member) Result {
 	if r.Estimate, timing, r.Err = c.Timing.Resolve(ctx, c.Readiness, src, m.State, c.Now); r.Err != nil {
 		return r
 	}
-	r.Plan, r.Err = planner.Simulate(planner.Input{Deployment: desired, ReplicaSets: m.State.ReplicaSets, Readiness: c.Readiness, Timing: timing})
+	pin := planner.Input{Deployment: desired, ReplicaSets: m.State.ReplicaSets, Readiness: c.Readiness, Timing: timing}
+	r.Plan, r.Err = planner.Simulate(pin)
 	if r.Err != nil {
 		r.Plan = nil
 		return r
+	}
+	if r.Feasibility, r.Err = c.feasible(ctx, src, m, pin); r.Err != nil {
+		r.Plan = nil
+		return r
+	}
+	if r.Feasibility != nil && r.Feasibility.Plan != nil {
+		r.Plan = r.Feasibility.Plan
 	}
 	checks := c.Checks
 	if checks == nil {

@@ -69,3 +69,23 @@ func dash(s string) string {
 	}
 	return s
 }
+
+// FeasibilityColumn is the many-Deployment summary's column of the feasibility checks, added
+// (Summary.ExtraColumns) when a plan has something to say.
+const FeasibilityColumn = "FEASIBILITY"
+
+// FeasibilityCell is a plan's FEASIBILITY cell: "Stalled@k:Reason" when the checks stall it,
+// else "N findings" ("1 finding"), else "ok" when checks ran, "" (printed "-") without f.
+func FeasibilityCell(f *v1alpha1.PlanFeasibility) string {
+	switch {
+	case f == nil:
+		return ""
+	case f.Stall != nil:
+		return fmt.Sprintf("Stalled@%d:%s", f.Stall.Step, f.Stall.Reason)
+	case len(f.Findings) == 1:
+		return "1 finding"
+	case len(f.Findings) > 1:
+		return fmt.Sprintf("%d findings", len(f.Findings))
+	}
+	return "ok"
+}

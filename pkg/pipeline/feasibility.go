@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
+
+// checkChunk is the page size of the feasibility checks' LISTs.
+const checkChunk = 500
+
+// noNodes is capacity's unchecked reason when the cluster lists no node (a fake or
+// control-plane-only cluster): said once, on the plan, not as a warning.
+const noNodes = "no nodes listed"
+
+// checkReads caches the feasibility checks' objects per Source and namespace, so a selection
+// of many Deployments of one namespace reads them once.
+type checkReads struct {
+	mu sync.Mutex
+	by map[string]*checkRead
+}
+
+type checkRead struct {
+	once sync.Once
+	c    feasibility.Cluster
+}
+
+// objects returns the objects the checks read for m: from a state file, the objects it
+// carries (State.CheckObjects); from a cluster, cluster.LoadCheckObjects once per Source and
+// namespace. A cluster that lists no node leaves capacity unchecked ("no nodes listed").
+func (c *Config) objects(ctx context.Context, src Source, m Member) feasibility.Cluster {
+	var out feasibility.Cluster
+	if !src.Live() {
+		if m.State.CheckObjects != nil {
+			out = *m.State.CheckObjects
+		}
+	} else {
+		e := c.entry(src.Name() + "\x00" + m.Namespace)
+		e.once.Do(func() {
+			client, err := src.Client()
+			if err != nil {
+				e.c = unreadable(err.Error())
+				return
+			}
+			e.c = cluster.LoadCheckObjects(ctx, client, m.Namespace, withoutCapacity(c.Feasibility), checkChunk)
+			if slices.Contains(c.Feasibility, feasibility.CheckCapacity) {
+				all := c.read(src.Name()+"\x00", func() feasibility.Cluster {
+					return cluster.LoadCheckObjects(ctx, client, "", []string{feasibility.CheckCapacity}, checkChunk)
+				})
+				e.c.Nodes, e.c.NodeReason, e.c.Pods, e.c.PodReason = all.Nodes, all.NodeReason, all.Pods, all.PodReason
+			}
+		})
+		out = e.c
+	}
+	if out.Nodes != nil && len(out.Nodes) == 0 {
+		out.Nodes, out.NodeReason = nil, noNodes
+	}
+	return out
+}
+
+// entry is the cache's entry of key, made on first use.
+func (c *Config) entry(key string) *checkRead {
+	c.reads.mu.Lock()
+	defer c.reads.mu.Unlock()
+	if c.reads.by == nil {
+		c.reads.by = map[string]*checkRead{}
+	}
+	e := c.reads.by[key]
+	if e == nil {
+		e = &checkRead{}
+		c.reads.by[key] = e
+	}
+	return e
+}
+
+// read returns the cached objects of key, read by load once.
+func (c *Config) read(key string, load func() feasibility.Cluster) feasibility.Cluster {
+	e := c.entry(key)
+	e.once.Do(func() { e.c = load() })
+	return e.c
+}
+
+// withoutCapacity is checks without capacity: its cluster-wide reads (nodes, every pod) are
+// made once per Source, not per namespace.
+func withoutCapacity(checks []string) []string {
+	return slices.DeleteFunc(slices.Clone(checks), func(s string) bool { return s == feasibility.CheckCapacity })
+}
+
+// unreadable is a Cluster whose every kind failed to read with reason.
+func unreadable(reason string) feasibility.Cluster {
+	return feasibility.Cluster{QuotaReason: reason, LimitRangeReason: reason, NodeReason: reason,
+		PodReason: reason, PDBReason: reason, HPAReason: reason}
+}
+
+// feasible runs the feasibility checks (Config.Feasibility) on in, the planner's input of m;
+// nil when no check is asked for. Result.Plan, when set, replaces the plan (the pods the
+// cluster holds back made unavailable).
+func (c *Config) feasible(ctx context.Context, src Source, m Member, in planner.Input) (*feasibility.Result, error) {
+	if len(c.Feasibility) == 0 {
+		return nil, nil
+	}
+	r, err := feasibility.Check(feasibility.Input{Plan: in, Live: m.State.Deployment, Cluster: c.objects(ctx, src, m), Checks: c.Feasibility})
+	if err != nil || quiet(r) {
+		return nil, err
+	}
+	return r, nil
+}
+
+// quiet says r has nothing to say: no finding, no stall, no replayed plan, and every check
+// left unchecked only for want of objects (a state file without the kind, a cluster listing
+// no node), not for a failed read. A quiet Result is dropped, so a plan without objects to
+// check prints (and its JSON reads) as before the checks.
+func quiet(r *feasibility.Result) bool {
+	if len(r.Findings) > 0 || r.Stall != nil || r.Plan != nil {
+		return false
+	}
+	for _, u := range r.Unchecked {
+		if u.Reason != noNodes && !strings.HasSuffix(u.Reason, " in the state file") {
+			return false
+		}
+	}
+	return true
+}
