@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -155,8 +156,11 @@ func TestCompleteRevisions(t *testing.T) {
 // It records the paths it was asked for.
 func fakeAPIServer(t *testing.T) (*httptest.Server, *[]string) {
 	var seen []string
+	var mu sync.Mutex // requests of several contexts arrive at once
 	objs := clusterObjects()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
 		seen = append(seen, r.URL.Path)
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		write := func(v any) {
@@ -172,6 +176,8 @@ func fakeAPIServer(t *testing.T) (*httptest.Server, *[]string) {
 		case r.URL.Path == "/api/v1/namespaces":
 			write(&corev1.NamespaceList{TypeMeta: metav1.TypeMeta{Kind: "NamespaceList", APIVersion: "v1"},
 				Items: []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "team-b"}}}})
+		case len(parts) == 4 && parts[2] == "namespaces" && (parts[3] == "team-a" || parts[3] == "team-b"):
+			write(&corev1.Namespace{TypeMeta: metav1.TypeMeta{Kind: "Namespace", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{Name: parts[3]}})
 		case len(parts) == 6 && parts[5] == "deployments":
 			list := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{Kind: "DeploymentList", APIVersion: "apps/v1"}}
 			for _, o := range objs {

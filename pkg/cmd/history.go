@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
@@ -73,6 +74,8 @@ type HistoryOptions struct {
 	// Fleet is the selection of many Deployments (several names, -l, --all, -A): one
 	// section each; when it selects one by name, Target is that one.
 	Fleet Targets
+	// Contexts are --contexts and --all-contexts (history_contexts.go).
+	Contexts ContextFlags
 	// Now is the clock AGE is computed from; Exec runs KUBECTL_EXTERNAL_DIFF; Getenv reads
 	// the environment.
 	Now    func() time.Time
@@ -94,9 +97,16 @@ func NewHistoryOptions(streams genericiooptions.IOStreams) *HistoryOptions {
 	}
 }
 
-// NewCmdHistory returns "kubectl rollplan history".
+// NewCmdHistory returns "kubectl rollplan history" (without --contexts: it needs the root's
+// connection flags).
 func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdHistory(f, nil, streams)
+}
+
+// newCmdHistory is NewCmdHistory whose --contexts reach the contexts of kc.
+func newCmdHistory(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewHistoryOptions(streams)
+	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
 		Use:                   "history (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [--revision N] [--diff [A B]] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
@@ -111,13 +121,25 @@ func NewCmdHistory(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	o.Output.HumanForm = "the human-readable history"
 	o.Output.AddFlags(cmd)
 	o.Fleet.Select.AddFlags(cmd)
+	if kc != nil {
+		o.Contexts.addHistoryFlags(cmd)
+	}
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
 	return cmd
 }
 
 // Complete resolves the Deployment's name, the two revisions of --diff A B, the namespace and
 // the client.
-func (o *HistoryOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+func (o *HistoryOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	if o.Contexts.given() && o.StateFile != "" {
+		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
+	}
+	if err := o.Contexts.resolve(cmd); err != nil {
+		return err
+	}
+	if o.Contexts.many() {
+		return o.Fleet.complete(f, args, "", nil)
+	}
 	if o.Diff && len(args) >= 3 {
 		a, errA := strconv.ParseInt(args[len(args)-2], 10, 64)
 		b, errB := strconv.ParseInt(args[len(args)-1], 10, 64)
@@ -149,7 +171,7 @@ func (o *HistoryOptions) Validate() error {
 	if o.Diff && !o.Output.Human() {
 		return errors.New("--diff prints a text diff: drop -o")
 	}
-	if o.Fleet.many() && (o.Revision > 0 || o.Diff) {
+	if (o.Fleet.many() || o.Contexts.many()) && (o.Revision > 0 || o.Diff) {
 		return errors.New("--revision and --diff show one Deployment's revisions: name one Deployment")
 	}
 	if !o.Output.Human() {
@@ -164,6 +186,9 @@ func (o *HistoryOptions) Validate() error {
 func (o *HistoryOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Contexts.many() {
+		return o.runContexts(ctx)
 	}
 	if o.Fleet.many() {
 		return o.runFleet(ctx)

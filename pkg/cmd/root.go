@@ -109,8 +109,9 @@ in order, and how the rollout ends.`,
 
 	f := cmdutil.NewFactory(configFlags)
 	cmd.AddCommand(NewCmdVersion(streams))
-	cmd.AddCommand(newCmdPreview(f, contextsOf(configFlags), streams))
-	cmd.AddCommand(NewCmdHistory(f, streams))
+	kc := contextsOf(configFlags)
+	cmd.AddCommand(newCmdPreview(f, kc, streams))
+	cmd.AddCommand(newCmdHistory(f, kc, streams))
 	cmd.AddCommand(NewCmdUndo(f, streams))
 	cmd.AddCommand(NewCmdPause(f, streams))
 	cmd.AddCommand(NewCmdResume(f, streams))
@@ -121,7 +122,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdGuard(f, streams))
 	cmd.AddCommand(NewCmdStatus(f, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
-	guardOneCluster(cmd, contextsOf(configFlags))
+	guardOneCluster(cmd, kc)
 	AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
 	return cmd
 }

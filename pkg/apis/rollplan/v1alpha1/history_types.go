@@ -12,6 +12,9 @@ import (
 // "The RolloutHistory object".
 type RolloutHistory struct {
 	metav1.TypeMeta `json:",inline"`
+	// Context is the kubeconfig context the history was read in, when history spans several
+	// contexts (--contexts, --all-contexts); empty otherwise.
+	Context string `json:"context,omitempty"`
 	// Deployment identifies the Deployment.
 	Deployment HistoryDeployment `json:"deployment"`
 	// Revisions by ascending revision.
