@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
@@ -63,11 +63,15 @@ func (o *KindsOptions) previewKind(ctx context.Context, client kubernetes.Interf
 		return err
 	}
 	if o.Output != "" {
-		b, err := json.MarshalIndent(p, "", "    ")
-		if err != nil {
-			return err
+		var pr printers.ResourcePrinter = &printers.JSONPrinter{}
+		if o.Output == "yaml" {
+			pr = &printers.YAMLPrinter{}
 		}
-		return printer.PrintPatch(o.Out, b, o.Output)
+		r := o.Readiness
+		if r == "" {
+			r = planner.ReadinessBatched
+		}
+		return pr.PrintObj(printer.NewKindRolloutPlan(p, string(r)), o.Out)
 	}
 	printKindPlan(o.Out, p)
 	return nil

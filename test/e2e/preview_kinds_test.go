@@ -16,15 +16,15 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
 // previewKind runs `preview REF ARGS... -o json` and returns the plan.
-func previewKind(t *testing.T, c *framework.Cluster, ns, ref string, args ...string) *pipeline.KindPlan {
+func previewKind(t *testing.T, c *framework.Cluster, ns, ref string, args ...string) *v1alpha1.RolloutPlan {
 	t.Helper()
 	res := c.Plugin(t, append([]string{"preview", ref, "-n", ns, "-o", "json"}, args...)...)
-	var p pipeline.KindPlan
+	var p v1alpha1.RolloutPlan
 	if res.ExitCode != 0 || json.Unmarshal([]byte(res.Stdout), &p) != nil {
 		t.Fatalf("preview %s %v: exit %d\n%s\n%s", ref, args, res.ExitCode, res.Stdout, res.Stderr)
 	}
@@ -75,7 +75,7 @@ func TestPreviewKindsDaemonSet(t *testing.T) {
 	createKind(t, c, ns, "ds", "agent")
 	kindRolledOut(t, c, ns, "ds/agent")
 	p := previewKind(t, c, ns, "ds/agent", "--image", "app=nginx:1.19")
-	if p.Workload != (pipeline.WorkloadRef{Kind: "DaemonSet", Namespace: ns, Name: "agent"}) || p.Outcome != "Complete" || p.UpdateRevisionNumber != 2 {
+	if p.Workload == nil || *p.Workload != (v1alpha1.PlanWorkload{Kind: "DaemonSet", Namespace: ns, Name: "agent", Strategy: "RollingUpdate"}) || p.Kind != "RolloutPlan" || p.Outcome != "Complete" || p.UpdateRevisionNumber != 2 {
 		t.Fatalf("plan: %+v", p)
 	}
 	var wantDeleted, wantNodes []string
