@@ -85,6 +85,13 @@ func printKindPlan(w io.Writer, p *pipeline.KindPlan) {
 	if p.Workload.Kind == string(target.KindStatefulSet) && p.Strategy != "OnDelete" && p.Partition > 0 {
 		fmt.Fprintf(w, ", partition %d (ordinals below it keep their revision)", p.Partition)
 	}
+	if p.Workload.Kind == string(target.KindDaemonSet) && p.Strategy != "OnDelete" {
+		if p.MaxSurge > 0 {
+			fmt.Fprintf(w, ", surge: the new pod first, on up to %d nodes at once", p.MaxSurge)
+		} else {
+			fmt.Fprintf(w, ", delete first: up to %d nodes without a pod at once", p.MaxUnavailable)
+		}
+	}
 	fmt.Fprintln(w)
 	if len(p.PodOperations) == 0 {
 		fmt.Fprintln(w, "  no pod operation")

@@ -16,14 +16,14 @@ func TestPrintKindPlan(t *testing.T) {
 	var b bytes.Buffer
 	printKindPlan(&b, &pipeline.KindPlan{
 		Workload:       pipeline.WorkloadRef{Kind: "DaemonSet", Namespace: "ns", Name: "agent"},
-		UpdateRevision: "agent-85", UpdateRevisionNumber: 2, Strategy: "RollingUpdate", Outcome: "Complete", Syncs: 4,
+		UpdateRevision: "agent-85", UpdateRevisionNumber: 2, Strategy: "RollingUpdate", Outcome: "Complete", Syncs: 4, MaxUnavailable: 1,
 		PodOperations: []pipeline.KindPodOperation{
 			{Step: 1, Action: "Delete", Pod: "agent-x", Node: "a", Revision: "agent-7c", RevisionNumber: 1},
 			{Step: 2, Action: "Create", Node: "a", Revision: "agent-85", RevisionNumber: 2},
 		},
 		Nodes: []daemonset.NodeReport{{Name: "a", ShouldRun: true}, {Name: "gpu", Reason: "taint gpu:NoSchedule not tolerated"}},
 	})
-	want := `daemonset/agent (namespace ns): update revision 2 (agent-85), strategy RollingUpdate
+	want := `daemonset/agent (namespace ns): update revision 2 (agent-85), strategy RollingUpdate, delete first: up to 1 nodes without a pod at once
   sync 1: Delete agent-x on node a (revision 1 agent-7c)
   sync 2: Create (new pod) on node a (revision 2 agent-85)
   node gpu: no pod: taint gpu:NoSchedule not tolerated

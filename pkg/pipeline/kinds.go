@@ -69,7 +69,11 @@ type KindPlan struct {
 	PodOperations        []KindPodOperation     `json:"podOperations"`
 	WaitingForDelete     []string               `json:"waitingForDelete,omitempty"`
 	Nodes                []daemonset.NodeReport `json:"nodes,omitempty"`
-	Syncs                int                    `json:"syncs"`
+	// MaxSurge and MaxUnavailable are a DaemonSet's bounds in nodes (both 0 counts as
+	// maxUnavailable 1): maxSurge > 0 creates the new pod first, else deletes first.
+	MaxSurge       int `json:"maxSurge,omitempty"`
+	MaxUnavailable int `json:"maxUnavailable,omitempty"`
+	Syncs          int `json:"syncs"`
 }
 
 // Modify returns w with c applied to a copy (w itself is not changed). revs are w's
@@ -248,6 +252,7 @@ func PlanKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods
 	}
 	out.UpdateRevision, out.UpdateRevisionNumber = p.UpdateRevision.Name, p.UpdateRevision.Number
 	out.Outcome, out.Syncs, out.Nodes = string(p.Outcome), p.Syncs, p.Nodes
+	out.MaxSurge, out.MaxUnavailable = p.MaxSurge, p.MaxUnavailable
 	out.PodOperations = []KindPodOperation{}
 	for _, op := range p.PodOperations {
 		out.PodOperations = append(out.PodOperations, kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber))

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -110,7 +111,8 @@ func TestPlanKindDaemonSetTaintedNode(t *testing.T) {
 	ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}}
 	ds.Spec.Template.Labels = map[string]string{"app": "agent"}
 	ds.Spec.Template.Spec.Containers = []corev1.Container{{Name: "a", Image: "v1"}}
-	ds.Spec.UpdateStrategy.Type = appsv1.RollingUpdateDaemonSetStrategyType
+	ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType, // the server's defaults
+		RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ptr.To(intstr.FromInt32(1)), MaxSurge: ptr.To(intstr.FromInt32(0))}}
 	nodes := []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "n2"}, Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "gpu", Effect: corev1.TaintEffectNoSchedule}}}}}
 	w := workload.Workload{DaemonSet: ds}
@@ -124,6 +126,9 @@ func TestPlanKindDaemonSetTaintedNode(t *testing.T) {
 	}
 	if len(p.PodOperations) != 1 || p.PodOperations[0].Action != "Create" || p.PodOperations[0].Node != "n1" || p.PodOperations[0].RevisionNumber != 1 {
 		t.Errorf("pod operations %+v", p.PodOperations)
+	}
+	if p.MaxSurge != 0 || p.MaxUnavailable != 1 {
+		t.Errorf("maxSurge %d, maxUnavailable %d; want 0 and 1", p.MaxSurge, p.MaxUnavailable)
 	}
 	if len(p.Nodes) != 2 || p.Nodes[1].ShouldRun || !strings.Contains(p.Nodes[1].Reason, "gpu") {
 		t.Errorf("nodes %+v", p.Nodes)
