@@ -31,9 +31,10 @@ func previewKind(t *testing.T, c *framework.Cluster, ns, ref string, args ...str
 	return &p
 }
 
-// deletions watches the pods of ns and returns, once done is closed, the names deleted in
-// the order the API server reported them.
-func deletions(t *testing.T, c *framework.Cluster, ns string) func() []string {
+// deletions watches the pods of ns and returns, once stopped, the names of the pods deleted
+// whose revision label is not skip (the old pods the rollout replaces), in the order the API
+// server reported them.
+func deletions(t *testing.T, c *framework.Cluster, ns, skip string) func() []string {
 	t.Helper()
 	w, err := c.Client.CoreV1().Pods(ns).Watch(t.Context(), metav1.ListOptions{})
 	if err != nil {
@@ -44,7 +45,7 @@ func deletions(t *testing.T, c *framework.Cluster, ns string) func() []string {
 	go func() {
 		defer close(done)
 		for ev := range w.ResultChan() {
-			if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Deleted {
+			if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Deleted && p.Labels[appsv1.StatefulSetRevisionLabel] != skip && p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != skip {
 				out = append(out, p.Name)
 			}
 		}
@@ -92,7 +93,7 @@ func TestPreviewKindsDaemonSet(t *testing.T) {
 	if len(wantNodes) == 0 {
 		t.Fatalf("no create predicted: %+v", p.PodOperations)
 	}
-	stop := deletions(t, c, ns)
+	stop := deletions(t, c, ns, strings.TrimPrefix(p.UpdateRevision, "agent-"))
 	setKindImage(t, c, ns, "ds", "agent", "nginx:1.19")
 	kindRolledOut(t, c, ns, "ds/agent")
 	deleted := stop()
@@ -144,7 +145,7 @@ func TestPreviewKindsStatefulSet(t *testing.T) {
 	if p.Outcome != "Partitioned" || p.UpdateRevisionNumber != 2 || !slices.Equal(want, []string{"db-2", "db-1"}) {
 		t.Fatalf("plan: outcome %s, revision %d, deletes %v", p.Outcome, p.UpdateRevisionNumber, want)
 	}
-	stop := deletions(t, c, ns)
+	stop := deletions(t, c, ns, p.UpdateRevision)
 	patch := `{"spec":{"updateStrategy":{"rollingUpdate":{"partition":1}},"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.19"}]}}}}`
 	if res := c.Kubectl(t, "-n", ns, "patch", "sts/db", "-p", patch); res.ExitCode != 0 {
 		t.Fatalf("patch: %s", res.Stderr)
