@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -38,6 +40,10 @@ type KindsOptions struct {
 	Revision      int64
 	Watch         bool
 	Timeout       time.Duration
+
+	// Change and Readiness are preview's (completePreview).
+	Change    pipeline.KindChange
+	Readiness planner.Readiness
 
 	// Namespace is -n or the kubeconfig's; Client reaches the cluster; Now is the clock;
 	// Terminal says whether stdin and stderr are a terminal (the one confirmation).
@@ -93,6 +99,11 @@ func (o *KindsOptions) complete(f cmdutil.Factory, cmd *cobra.Command) error {
 	if fl.Lookup("dry-run") != nil {
 		var err error
 		if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
+			return err
+		}
+	}
+	if o.Verb == "preview" {
+		if err := o.completePreview(fl); err != nil {
 			return err
 		}
 	}
@@ -153,6 +164,11 @@ func (o *KindsOptions) Validate() error {
 	}
 	if o.Verb == "status" && o.Output != "" {
 		return errors.New("-o: status of StatefulSets and DaemonSets prints kubectl's verdict lines; drop -o")
+	}
+	if o.Verb == "preview" {
+		if err := o.validatePreview(); err != nil {
+			return err
+		}
 	}
 	if o.Revision < 0 {
 		return fmt.Errorf("--revision %d: revisions are positive numbers", o.Revision)
@@ -230,6 +246,8 @@ func (o *KindsOptions) Run(ctx context.Context) error {
 		return o.each(refs, func(r target.KindRef) error { return o.history(ctx, client, r) })
 	case "status":
 		return o.status(ctx, client, refs)
+	case "preview":
+		return o.each(refs, func(r target.KindRef) error { return o.previewKind(ctx, client, r) })
 	default:
 		return o.write(ctx, client, refs)
 	}

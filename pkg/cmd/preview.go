@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -72,6 +73,8 @@ var (
 // PreviewOptions holds the flags and dependencies of "kubectl rollplan preview".
 type PreviewOptions struct {
 	Change ChangeFlags
+	// Partition is --partition: StatefulSets only (preview_kinds.go); a Deployment refuses it.
+	Partition int32
 	// Filenames are -f/-R/-k: a manifest set, every Deployment in it planned (preview_set.go).
 	Filenames   resource.FilenameOptions
 	Readiness   string
@@ -129,9 +132,10 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 		Short:                 "Preview the ReplicaSet writes a Deployment change makes",
 		Long:                  previewLong,
 		Example:               previewExample,
-		RunE:                  runE(f, o),
+		RunE:                  kindsRunE(f, streams, "preview", runE(f, o)),
 	}
 	o.Change.addFlags(cmd)
+	cmd.Flags().Int32Var(&o.Partition, "partition", 0, "StatefulSets (sts/NAME): change spec.updateStrategy.rollingUpdate.partition; ordinals below it keep their revision.")
 	cmdutil.AddFilenameOptionFlags(cmd, &o.Filenames, "holding the Deployments to plan: every Deployment is planned as applying it would roll it out ('-' reads standard input).")
 	addReadinessFlag(cmd, &o.Readiness)
 	o.Timing.AddFlags(cmd)
@@ -150,6 +154,9 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 // Complete resolves the namespace, the selection (one Deployment's name, or many) and the
 // client.
 func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	if cmd.Flags().Changed("partition") {
+		return errors.New("--partition is a StatefulSet field: preview sts/NAME --partition N, or drop it for Deployments")
+	}
 	if err := o.validateContexts(); err != nil {
 		return err
 	}

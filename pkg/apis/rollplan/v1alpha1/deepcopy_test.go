@@ -86,6 +86,11 @@ func rolloutPlan(name string) *RolloutPlan {
 		Feasibility: &PlanFeasibility{Checked: []string{"quota"}, Unchecked: []PlanUnchecked{{Check: "capacity", Reason: "forbidden to list nodes"}},
 			Stall:    &PlanStall{Step: 1, Reason: "Quota", Message: "exceeded quota: compute", Objects: []string{"resourcequota/compute"}},
 			Findings: []PlanFinding{{Check: "quota", Step: 1, Severity: "Stall", Message: "1 refused", Object: "resourcequota/compute"}}},
+		Workload:       &PlanWorkload{Kind: "DaemonSet", Namespace: "ns", Name: name, Strategy: "RollingUpdate"},
+		UpdateRevision: name + "-85688477c5", UpdateRevisionNumber: 2,
+		PodOperations:    []PlanPodOperation{{Step: 1, Action: "Delete", Pod: name + "-a", Node: "a", Revision: name + "-v1", RevisionNumber: 1}},
+		WaitingForDelete: []string{name + "-b"},
+		Nodes:            []PlanNode{{Name: "gpu", Reason: "taint gpu:NoSchedule not tolerated"}},
 	}
 }
 

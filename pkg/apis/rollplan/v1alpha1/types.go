@@ -60,6 +60,55 @@ type RolloutPlan struct {
 	// Feasibility is what the feasibility checks (quota, capacity, pdb, hpa) found on the
 	// plan's steps; absent when no check ran (--checks=none).
 	Feasibility *PlanFeasibility `json:"feasibility,omitempty"`
+	// Workload is set on the plan of a StatefulSet or DaemonSet (preview sts/NAME, ds/NAME):
+	// the Deployment fields are then empty and the plan is in the fields below.
+	Workload *PlanWorkload `json:"workload,omitempty"`
+	// UpdateRevision and UpdateRevisionNumber are the ControllerRevision a StatefulSet's or
+	// DaemonSet's template resolves to after the change (before it exists).
+	UpdateRevision       string `json:"updateRevision,omitempty"`
+	UpdateRevisionNumber int64  `json:"updateRevisionNumber,omitempty"`
+	// PodOperations are a StatefulSet's or DaemonSet's pod writes in the controller's order
+	// (a DaemonSet's per node, nodes by name).
+	PodOperations []PlanPodOperation `json:"podOperations,omitempty"`
+	// WaitingForDelete lists the pods an OnDelete StatefulSet or DaemonSet leaves on an old
+	// revision until someone deletes them.
+	WaitingForDelete []string `json:"waitingForDelete,omitempty"`
+	// Nodes, for a DaemonSet: every node, whether it gets a pod, and why not.
+	Nodes []PlanNode `json:"nodes,omitempty"`
+}
+
+// PlanWorkload names a planned StatefulSet or DaemonSet.
+type PlanWorkload struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Strategy is the updateStrategy type; Partition a StatefulSet's rollingUpdate.partition.
+	Strategy  string `json:"strategy,omitempty"`
+	Partition int32  `json:"partition,omitempty"`
+}
+
+// PlanPodOperation is one pod write of the StatefulSet or DaemonSet controller.
+type PlanPodOperation struct {
+	// Step is the controller sync (from 1) that makes it.
+	Step int `json:"step"`
+	// Action is Create or Delete.
+	Action string `json:"action"`
+	// Pod is the pod's name (empty for a DaemonSet's created pod: generated).
+	Pod string `json:"pod"`
+	// Node is a DaemonSet pod's node (empty for a StatefulSet: the scheduler picks it).
+	Node string `json:"node"`
+	// Revision and RevisionNumber: the ControllerRevision of the created pod, or of the
+	// deleted pod (0: unknown).
+	Revision       string `json:"revision"`
+	RevisionNumber int64  `json:"revisionNumber"`
+}
+
+// PlanNode is one node of a DaemonSet plan.
+type PlanNode struct {
+	Name string `json:"name"`
+	// ShouldRun: a new pod may start on the node; Reason says why not.
+	ShouldRun bool   `json:"shouldRun"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // PlanFeasibility is the outcome of the feasibility checks.

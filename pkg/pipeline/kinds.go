@@ -1,0 +1,268 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner/statefulset"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+	"github.com/rollplan/kubectl-rollplan/pkg/workload"
+	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
+)
+
+// KindChange is the change a preview of a StatefulSet or DaemonSet plans: the pod template's
+// images (kubectl set image's CONTAINER=IMAGE pairs), a restart (kubectl rollout restart's
+// annotation at Now), a rollback (Undo, to ToRevision, 0 the previous) and, for
+// StatefulSets, spec.replicas and spec.updateStrategy.rollingUpdate.partition.
+type KindChange struct {
+	Images     []string
+	Restart    bool
+	Undo       bool
+	ToRevision int64
+	Replicas   *int32
+	Partition  *int32
+	Now        time.Time
+}
+
+// WorkloadRef names the planned object.
+type WorkloadRef struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// KindPodOperation is one pod write the controller makes: the shape of both planners'.
+type KindPodOperation struct {
+	Step           int    `json:"step"`
+	Action         string `json:"action"`
+	Pod            string `json:"pod"`
+	Node           string `json:"node"`
+	Revision       string `json:"revision"`
+	RevisionNumber int64  `json:"revisionNumber"`
+}
+
+// KindPlan is the plan of one StatefulSet or DaemonSet: the update revision (name and number
+// before it exists), the pod operations in the controller's order, the pods OnDelete leaves
+// (waitingForDelete), how it ends, and for a DaemonSet the nodes and why some get no pod.
+type KindPlan struct {
+	Workload             WorkloadRef            `json:"workload"`
+	UpdateRevision       string                 `json:"updateRevision"`
+	UpdateRevisionNumber int64                  `json:"updateRevisionNumber"`
+	Strategy             string                 `json:"strategy"`
+	Partition            int32                  `json:"partition,omitempty"`
+	Outcome              string                 `json:"outcome"`
+	Reason               string                 `json:"reason,omitempty"`
+	PodOperations        []KindPodOperation     `json:"podOperations"`
+	WaitingForDelete     []string               `json:"waitingForDelete,omitempty"`
+	Nodes                []daemonset.NodeReport `json:"nodes,omitempty"`
+	// MaxSurge and MaxUnavailable are a DaemonSet's bounds in nodes (both 0 counts as
+	// maxUnavailable 1): maxSurge > 0 creates the new pod first, else deletes first.
+	MaxSurge       int `json:"maxSurge,omitempty"`
+	MaxUnavailable int `json:"maxUnavailable,omitempty"`
+	Syncs          int `json:"syncs"`
+}
+
+// Modify returns w with c applied to a copy (w itself is not changed). revs are w's
+// ControllerRevisions (a rollback's source). Errors: an unknown container, a revision not
+// found, a rollback to the current template, replicas or partition on a DaemonSet.
+func (c KindChange) Modify(w workload.Workload, revs []*appsv1.ControllerRevision) (workload.Workload, error) {
+	if w.DaemonSet != nil && (c.Replicas != nil || c.Partition != nil) {
+		return w, errors.New("--replicas and --partition are StatefulSet fields: drop them for a DaemonSet")
+	}
+	orig, err := json.Marshal(w.Object())
+	if err != nil {
+		return w, err
+	}
+	cur := orig
+	var patches [][]byte
+	if c.Undo {
+		u, err := workload.PreviewUndo(w, revs, c.ToRevision)
+		if err != nil {
+			return w, err
+		}
+		if u.Skipped {
+			return w, fmt.Errorf("the pod template already is revision %d: nothing to roll back", u.Revision)
+		}
+		patches = append(patches, u.Patch)
+	}
+	if c.Restart {
+		p, err := workload.RestartPatch(w, c.Now)
+		if err != nil {
+			return w, err
+		}
+		patches = append(patches, p)
+	}
+	for _, p := range patches {
+		if cur, err = strategicpatch.StrategicMergePatch(cur, p, w.Object()); err != nil {
+			return w, err
+		}
+	}
+	var out workload.Workload
+	if w.StatefulSet != nil {
+		out.StatefulSet = &appsv1.StatefulSet{}
+		err = json.Unmarshal(cur, out.StatefulSet)
+	} else {
+		out.DaemonSet = &appsv1.DaemonSet{}
+		err = json.Unmarshal(cur, out.DaemonSet)
+	}
+	if err != nil {
+		return w, err
+	}
+	if len(c.Images) > 0 {
+		d, err := change.SetImages(&appsv1.Deployment{Spec: appsv1.DeploymentSpec{Template: *out.Template()}}, c.Images)
+		if err != nil {
+			return w, err
+		}
+		*out.Template() = d.Spec.Template
+	}
+	if s := out.StatefulSet; s != nil {
+		if c.Replicas != nil {
+			s.Spec.Replicas = c.Replicas
+		}
+		if c.Partition != nil {
+			if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+				return w, errors.New("--partition: the StatefulSet's updateStrategy is OnDelete, which has no partition")
+			}
+			if s.Spec.UpdateStrategy.RollingUpdate == nil {
+				s.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
+			}
+			s.Spec.UpdateStrategy.RollingUpdate.Partition = c.Partition
+		}
+	}
+	return out, nil
+}
+
+// KindPatch returns the strategic merge patch from w to modified (Modify's result).
+func KindPatch(w, modified workload.Workload) ([]byte, error) {
+	a, err := json.Marshal(w.Object())
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(modified.Object())
+	if err != nil {
+		return nil, err
+	}
+	return strategicpatch.CreateTwoWayMergePatch(a, b, w.Object())
+}
+
+// DryRunKind sends patch to w's object as a server-side dry run and returns what the server
+// would store (defaults, and fields dropped by a gate off, such as a StatefulSet's
+// maxUnavailable without MaxUnavailableStatefulSet). Errors: the server's, one line.
+func DryRunKind(ctx context.Context, client kubernetes.Interface, w workload.Workload, patch []byte) (workload.Workload, error) {
+	ref := w.Ref()
+	opts := metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "kubectl-rollplan"}
+	return kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (workload.Workload, error) {
+		if w.StatefulSet != nil {
+			s, err := client.AppsV1().StatefulSets(ref.Namespace).Patch(ctx, ref.Name, types.StrategicMergePatchType, patch, opts)
+			if err != nil {
+				return w, fmt.Errorf("server dry run of the change to %s in namespace %q: %w", ref, ref.Namespace, err)
+			}
+			return workload.Workload{StatefulSet: s}, nil
+		}
+		d, err := client.AppsV1().DaemonSets(ref.Namespace).Patch(ctx, ref.Name, types.StrategicMergePatchType, patch, opts)
+		if err != nil {
+			return w, fmt.Errorf("server dry run of the change to %s in namespace %q: %w", ref, ref.Namespace, err)
+		}
+		return workload.Workload{DaemonSet: d}, nil
+	})
+}
+
+// PlanKindLive reads ref live (the object, its revisions, pods and, for a DaemonSet, the
+// nodes), applies c through a server-side dry run (none when c changes nothing) and plans
+// what the server returned (PlanKind).
+func PlanKindLive(ctx context.Context, client kubernetes.Interface, ref target.KindRef, c KindChange, r planner.Readiness) (*KindPlan, error) {
+	st, err := live.Load(ctx, client, ref)
+	if err != nil {
+		return nil, err
+	}
+	desired := st.Workload
+	mod, err := c.Modify(st.Workload, workload.Owned(st.Workload, st.Revisions))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	patch, err := KindPatch(st.Workload, mod)
+	if err != nil {
+		return nil, err
+	}
+	if string(patch) != "{}" {
+		if desired, err = DryRunKind(ctx, client, st.Workload, patch); err != nil {
+			return nil, err
+		}
+	}
+	var nodes []*corev1.Node
+	if ref.Kind == target.KindDaemonSet {
+		l, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*corev1.NodeList, error) {
+			return client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list the nodes for %s: %w", ref, err)
+		}
+		for i := range l.Items {
+			nodes = append(nodes, &l.Items[i])
+		}
+	}
+	return PlanKind(desired, workload.Owned(st.Workload, st.Revisions), workload.Owned(st.Workload, st.Pods), nodes, r, c.Now)
+}
+
+// PlanKind plans desired (the object as the server stores it after the change) from its
+// revisions, pods and (DaemonSet) nodes with the kind's planner (pkg/planner/statefulset,
+// pkg/planner/daemonset). Errors: the planner's (ReadinessTimed is not modelled).
+func PlanKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, nodes []*corev1.Node, r planner.Readiness, now time.Time) (*KindPlan, error) {
+	ref := desired.Ref()
+	if r == "" {
+		r = planner.ReadinessBatched
+	}
+	if r == planner.ReadinessTimed {
+		return nil, fmt.Errorf("--readiness timed is not modelled for %ss: use batched, instant or never", ref.Kind)
+	}
+	out := &KindPlan{Workload: WorkloadRef{Kind: string(ref.Kind), Namespace: ref.Namespace, Name: ref.Name}, Strategy: desired.UpdateStrategy()}
+	if s := desired.StatefulSet; s != nil {
+		if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+			out.Partition = *ru.Partition
+		}
+		p, err := statefulset.Simulate(statefulset.Input{StatefulSet: s, Revisions: revs, Pods: pods, Now: now, Readiness: statefulset.Readiness(r)})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		out.UpdateRevision, out.UpdateRevisionNumber = p.UpdateRevision, p.UpdateRevisionNumber
+		out.Outcome, out.Reason, out.WaitingForDelete, out.Syncs = string(p.Outcome), p.Reason, p.WaitingForDelete, p.Syncs
+		out.PodOperations = []KindPodOperation{}
+		for _, op := range p.PodOperations {
+			out.PodOperations = append(out.PodOperations, kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber))
+		}
+		return out, nil
+	}
+	p, err := daemonset.Simulate(daemonset.Input{DaemonSet: desired.DaemonSet, Revisions: revs, Pods: pods, Nodes: nodes, Readiness: r, Now: metav1.NewTime(now)})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	out.UpdateRevision, out.UpdateRevisionNumber = p.UpdateRevision.Name, p.UpdateRevision.Number
+	out.Outcome, out.Syncs, out.Nodes = string(p.Outcome), p.Syncs, p.Nodes
+	out.MaxSurge, out.MaxUnavailable = p.MaxSurge, p.MaxUnavailable
+	out.PodOperations = []KindPodOperation{}
+	for _, op := range p.PodOperations {
+		out.PodOperations = append(out.PodOperations, kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber))
+	}
+	for _, w := range p.WaitingForDelete {
+		out.WaitingForDelete = append(out.WaitingForDelete, w.Pod)
+	}
+	return out, nil
+}
+
+func kindOp(step int, action, pod, node, rev string, n int64) KindPodOperation {
+	return KindPodOperation{Step: step, Action: action, Pod: pod, Node: node, Revision: rev, RevisionNumber: n}
+}
