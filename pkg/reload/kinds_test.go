@@ -37,7 +37,9 @@ func TestWorkloadRestartCycle(t *testing.T) {
 			if !OptedInWorkload(w) {
 				t.Fatal("OptedInWorkload = false, want true")
 			}
-			cm := func(v string) Object { return NewObject(ConfigMap, "app", "cm-uid", map[string]string{"mode": v, "other": "x"}, nil) }
+			cm := func(v string) Object {
+				return NewObject(ConfigMap, "app", "cm-uid", map[string]string{"mode": v, "other": "x"}, nil)
+			}
 			objs := map[ObjectKey]Object{KeyOf("ns", cm("a")): cm("a")}
 			d := DecideWorkload(w, objs)
 			if d.Refused() || !d.FirstSight() || d.Stale {
