@@ -96,3 +96,13 @@ func WorkloadRestartPatch(w workload.Workload, checksums map[string]string) ([]b
 	}
 	return json.Marshal(ops)
 }
+
+// WorkloadAdoptPatch is AdoptPatch for a StatefulSet or DaemonSet: it records checksums as
+// the object's AdoptedAnnotation (metadata, not the template: no restart), guarded by its
+// UID and resourceVersion. Errors: as AdoptPatch.
+func WorkloadAdoptPatch(w workload.Workload, checksums map[string]string) ([]byte, error) {
+	if w.StatefulSet == nil && w.DaemonSet == nil {
+		return nil, fmt.Errorf("adopt patch: no statefulset or daemonset")
+	}
+	return AdoptPatch(asDeployment(w), checksums)
+}

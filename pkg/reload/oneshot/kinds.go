@@ -36,12 +36,16 @@ type KindResult struct {
 	Decision reload.Decision
 	// Restarted: the restart patch was written (with DryRun: accepted by the server).
 	Restarted bool
+	// Adopted: seen for the first time (no checksums recorded), its checksums were recorded
+	// on the object (reload.AdoptedAnnotation) without a restart.
+	Adopted bool
 	// Err is a refusal, a write error or a rollout that did not complete in time.
 	Err error
 }
 
 // RestartKinds restarts, one at a time, the opted-in StatefulSets and DaemonSets of
-// namespace whose pods see a changed key (reload.DecideWorkload), with
+// namespace whose pods see a changed key (reload.DecideWorkload; one seen for the first
+// time has its checksums recorded on the object, reload.WorkloadAdoptPatch), with
 // reload.WorkloadRestartPatch, and waits until kubectl's StatefulSet/DaemonSet status viewer
 // (workload.Status) says the rollout is complete before the next (kubectl's OnDelete error
 // ends the wait: nothing rolls until pods are deleted). Errors: a LIST failing; per
@@ -97,10 +101,16 @@ func restartKind(ctx context.Context, client kubernetes.Interface, config *clust
 		r.Err = r.Decision.Refusal
 		return r
 	}
-	if !r.Decision.Stale {
+	restart := r.Decision.Stale
+	if !restart && !r.Decision.FirstSight() {
 		return r
 	}
-	patch, err := reload.WorkloadRestartPatch(w, r.Decision.Checksums)
+	build := reload.WorkloadRestartPatch
+	if !restart {
+		// First sight: record what the pods see now, without restarting them.
+		build = reload.WorkloadAdoptPatch
+	}
+	patch, err := build(w, r.Decision.Checksums)
 	if err != nil {
 		r.Err = err
 		return r
@@ -116,6 +126,10 @@ func restartKind(ctx context.Context, client kubernetes.Interface, config *clust
 	}
 	if err != nil {
 		r.Err = fmt.Errorf("restart %s %s/%s: %w", w.Kind(), m.GetNamespace(), m.GetName(), err)
+		return r
+	}
+	if !restart {
+		r.Adopted = true
 		return r
 	}
 	r.Restarted = true

@@ -34,7 +34,7 @@ func TestRestartKinds(t *testing.T) {
 	current := reload.EncodeChecksums(map[string]string{ref.AnnotationKey(): obj.Checksum(ref)})
 	stale := `{"configmap/app":"old"}`
 	meta := func(name string, optIn bool) metav1.ObjectMeta {
-		m := metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("u-" + name), Generation: 2}
+		m := metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("u-" + name), Generation: 2, ResourceVersion: "1"}
 		if optIn {
 			m.Annotations = map[string]string{reload.ReloadAnnotation: "true"}
 		}
@@ -47,6 +47,7 @@ func TestRestartKinds(t *testing.T) {
 			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}}, Status: stsStatus},
 		&appsv1.StatefulSet{ObjectMeta: meta("fresh", true), Spec: appsv1.StatefulSetSpec{Template: kindTemplate(current),
 			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}}, Status: stsStatus},
+		&appsv1.StatefulSet{ObjectMeta: meta("new", true), Spec: appsv1.StatefulSetSpec{Template: kindTemplate("")}, Status: stsStatus},
 		&appsv1.StatefulSet{ObjectMeta: meta("not-opted", false), Spec: appsv1.StatefulSetSpec{Template: kindTemplate(stale)}},
 		&appsv1.DaemonSet{ObjectMeta: meta("agent", true), Spec: appsv1.DaemonSetSpec{Template: kindTemplate(stale),
 			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType}}, Status: dsStatus},
@@ -63,7 +64,7 @@ func TestRestartKinds(t *testing.T) {
 		}
 		got[r.Workload.Meta().GetName()] = r.Restarted
 	}
-	want := map[string]bool{"db": true, "fresh": false, "agent": true}
+	want := map[string]bool{"db": true, "fresh": false, "agent": true, "new": false}
 	if len(got) != len(want) {
 		t.Fatalf("results %v, want %v", got, want)
 	}
@@ -79,6 +80,11 @@ func TestRestartKinds(t *testing.T) {
 	ds, _ := client.AppsV1().DaemonSets("ns").Get(ctx, "agent", metav1.GetOptions{})
 	if a := ds.Spec.Template.Annotations[reload.ChecksumsAnnotation]; a != current {
 		t.Errorf("agent template checksums = %q, want %q", a, current)
+	}
+	nw, _ := client.AppsV1().StatefulSets("ns").Get(ctx, "new", metav1.GetOptions{})
+	if nw.Annotations[reload.AdoptedAnnotation] != current || nw.Spec.Template.Annotations[reload.ChecksumsAnnotation] != "" {
+		t.Errorf("first sight: adopted %q, template %q; want adopted %q and no restart",
+			nw.Annotations[reload.AdoptedAnnotation], nw.Spec.Template.Annotations[reload.ChecksumsAnnotation], current)
 	}
 	no, _ := client.AppsV1().StatefulSets("ns").Get(ctx, "not-opted", metav1.GetOptions{})
 	if a := no.Spec.Template.Annotations[reload.ChecksumsAnnotation]; a != stale {
@@ -103,4 +109,3 @@ func TestRestartKindsWaitsForRollout(t *testing.T) {
 		t.Fatalf("results %+v, want one restart whose wait timed out", res)
 	}
 }
-

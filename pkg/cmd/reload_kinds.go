@@ -1,0 +1,59 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+)
+
+// reloadKinds restarts, after the Deployments, the opted-in StatefulSets and DaemonSets of
+// the namespace (every namespace with -A; -l narrows) whose pods see a changed key
+// (oneshot.RestartKinds), one at a time, waiting for each rollout (--timeout). It runs for
+// -l/--all/-A only (named targets are Deployments), not with --adopt, and writes with --yes
+// or --dry-run=server (there is no prompt for these kinds yet); with --dry-run=client it
+// writes nothing. One line per restart on stdout (stderr with -o).
+func (o *ReloadOptions) reloadKinds(ctx context.Context, client kubernetes.Interface) error {
+	if o.Adopt || !(o.Select.All || o.Select.Selector != "" || o.Select.AllNamespaces) {
+		return nil
+	}
+	if !o.Yes && o.DryRun != cmdutil.DryRunServer {
+		return nil
+	}
+	ns := o.Namespace
+	if o.Select.AllNamespaces {
+		ns = ""
+	}
+	res, err := oneshot.RestartKinds(ctx, client, cluster.NewConfig(client), ns, oneshot.KindOptions{
+		Selector: o.Select.Selector, DryRun: o.DryRun == cmdutil.DryRunServer, Timeout: o.Timeout, FieldManager: o.FieldManager,
+	})
+	if err != nil {
+		return err
+	}
+	out := o.Out
+	if !o.Output.Human() {
+		out = o.ErrOut
+	}
+	suffix := ""
+	if o.DryRun == cmdutil.DryRunServer {
+		suffix = " (server dry run)"
+	}
+	var errs []error
+	for _, r := range res {
+		m := r.Workload.Meta()
+		name := fmt.Sprintf("%s.apps/%s", strings.ToLower(string(r.Workload.Kind())), m.GetName())
+		if r.Restarted {
+			fmt.Fprintf(out, "%s restarted%s\n", name, suffix)
+		}
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	return utilerrors.NewAggregate(errs)
+}
