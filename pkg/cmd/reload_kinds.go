@@ -26,10 +26,7 @@ func (o *ReloadOptions) reloadKinds(ctx context.Context, client kubernetes.Inter
 	if !o.Yes && o.DryRun != cmdutil.DryRunServer {
 		return nil
 	}
-	ns := o.Namespace
-	if o.Select.AllNamespaces {
-		ns = ""
-	}
+	ns := o.Selection.Namespace // -A: "" (every namespace)
 	res, err := oneshot.RestartKinds(ctx, client, cluster.NewConfig(client), ns, oneshot.KindOptions{
 		Selector: o.Select.Selector, DryRun: o.DryRun == cmdutil.DryRunServer, Timeout: o.Timeout, FieldManager: o.FieldManager,
 	})
