@@ -84,4 +84,3 @@ func TestReloadKindsOneShot(t *testing.T) {
 		})
 	}
 }
-
