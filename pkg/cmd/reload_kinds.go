@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/kubernetes"
@@ -53,4 +55,31 @@ func (o *ReloadOptions) reloadKinds(ctx context.Context, client kubernetes.Inter
 		}
 	}
 	return utilerrors.NewAggregate(errs)
+}
+
+// pollKinds is the watch mode for StatefulSets and DaemonSets: every interval (the grace
+// period, at least 2s) it runs oneshot.RestartKinds over namespace ("" all) and selector,
+// printing each restart on out and each error on errOut, until ctx ends. Not with leader
+// election (runReloadWatch does not start it then).
+func pollKinds(ctx context.Context, client kubernetes.Interface, namespace, selector string, timeout time.Duration, fieldManager string, interval time.Duration, out, errOut io.Writer) {
+	config := func() *cluster.Config { return cluster.NewConfig(client) }
+	for {
+		res, err := oneshot.RestartKinds(ctx, client, config(), namespace, oneshot.KindOptions{Selector: selector, Timeout: timeout, FieldManager: fieldManager})
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintln(errOut, "warning: "+err.Error())
+		}
+		for _, r := range res {
+			if r.Restarted {
+				fmt.Fprintf(out, "%s.apps/%s restarted (namespace %s)\n", strings.ToLower(string(r.Workload.Kind())), r.Workload.Meta().GetName(), r.Workload.Meta().GetNamespace())
+			}
+			if r.Err != nil && ctx.Err() == nil {
+				fmt.Fprintln(errOut, "warning: "+r.Err.Error())
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
 }

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,6 +82,34 @@ func TestReloadKindsOneShot(t *testing.T) {
 			if res = f.mustReload("--all", "--yes"); strings.Contains(res.Stdout, "restarted") {
 				t.Errorf("second run restarted again: %s", res.Stdout)
 			}
+		})
+	}
+}
+
+// TestReloadKindsWatch: `reload --watch` records a StatefulSet's and a DaemonSet's checksums
+// at first sight, then restarts them when the key their pods see changes.
+func TestReloadKindsWatch(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"sts", "ds"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := newReloadFixture(t)
+			createKind(t, f.c, f.ns, kind, "w")
+			f.optInKind(kind, "w")
+			w := startWatcher(t, f.c, "-n", f.ns, "--grace-period", "1s")
+			f.eventually("first sight recorded", 20*time.Second, func() bool {
+				_, adopted := f.kindAnnotations(kind, "w")
+				return adopted != ""
+			}, w)
+			if tmpl, _ := f.kindAnnotations(kind, "w"); tmpl != "" {
+				t.Fatalf("first sight restarted: template checksums %q", tmpl)
+			}
+			f.setKey("a", "3")
+			f.eventually("restart after key a changed", 30*time.Second, func() bool {
+				tmpl, _ := f.kindAnnotations(kind, "w")
+				return tmpl != ""
+			}, w)
+			w.stop(t, syscall.SIGTERM)
 		})
 	}
 }
