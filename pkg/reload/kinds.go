@@ -87,6 +87,8 @@ func WorkloadRestartPatch(w workload.Workload, checksums map[string]string) ([]b
 	}
 	current, has := tmpl.Annotations[ChecksumsAnnotation]
 	switch {
+	case has && adoptedEqual(m.GetAnnotations(), checksums):
+		ops = append(ops, jsonpatch.Test(path, current), jsonpatch.Remove(path))
 	case has:
 		ops = append(ops, jsonpatch.Test(path, current), jsonpatch.Replace(path, value))
 	case tmpl.Annotations == nil:

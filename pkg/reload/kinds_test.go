@@ -115,3 +115,35 @@ func TestWorkloadRestartPatchErrors(t *testing.T) {
 		t.Errorf("no uid: err = %v", err)
 	}
 }
+
+// TestRestartBackToAdopted: a restart whose checksums equal the adopted record removes the
+// template's checksums (the adopted template again, so its revision is reused), for all
+// three kinds.
+func TestRestartBackToAdopted(t *testing.T) {
+	adopted := map[string]string{"configmap/app": "c1"}
+	later := map[string]string{"configmap/app": "c2"}
+	meta := metav1.ObjectMeta{Namespace: "ns", Name: "w", UID: "u", Generation: 2,
+		Annotations: map[string]string{AdoptedAnnotation: EncodeChecksums(adopted)}}
+	tmpl := kindsTemplate()
+	tmpl.Annotations = map[string]string{ChecksumsAnnotation: EncodeChecksums(later)}
+	dep := &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{Template: tmpl}}
+	wantRemove := `{"op":"remove","path":"/spec/template/metadata/annotations/rollplan.dev~1config-checksums"}`
+	p, err := RestartPatch(dep, adopted)
+	if err != nil || !strings.Contains(string(p), wantRemove) {
+		t.Fatalf("deployment patch %s (%v): want %s", p, err, wantRemove)
+	}
+	if r := Restarted(dep, adopted); r.Spec.Template.Annotations[ChecksumsAnnotation] != "" {
+		t.Errorf("Restarted kept %q", r.Spec.Template.Annotations[ChecksumsAnnotation])
+	}
+	if p, _ := RestartPatch(dep, map[string]string{"configmap/app": "c3"}); strings.Contains(string(p), `"remove"`) {
+		t.Errorf("other checksums: patch %s removes", p)
+	}
+	for _, w := range []workload.Workload{
+		{StatefulSet: &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Template: tmpl}}},
+		{DaemonSet: &appsv1.DaemonSet{ObjectMeta: meta, Spec: appsv1.DaemonSetSpec{Template: tmpl}}},
+	} {
+		if p, err := WorkloadRestartPatch(w, adopted); err != nil || !strings.Contains(string(p), wantRemove) {
+			t.Errorf("%s patch %s (%v): want %s", w.Kind(), p, err, wantRemove)
+		}
+	}
+}
