@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -65,6 +66,11 @@ func pollKinds(ctx context.Context, client kubernetes.Interface, namespace, sele
 	config := func() *cluster.Config { return cluster.NewConfig(client) }
 	for {
 		res, err := oneshot.RestartKinds(ctx, client, config(), namespace, oneshot.KindOptions{Selector: selector, Timeout: timeout, FieldManager: fieldManager})
+		if apierrors.IsForbidden(err) {
+			// The shipped Role (deploy/reload) grants Deployments only: these kinds are off.
+			fmt.Fprintln(errOut, "StatefulSets and DaemonSets are not watched: this identity may not list them (grant get, list and patch on statefulsets and daemonsets to watch them)")
+			return
+		}
 		if err != nil && ctx.Err() == nil {
 			fmt.Fprintln(errOut, "warning: "+err.Error())
 		}
