@@ -254,6 +254,14 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout, FieldManager: o.FieldManager,
 		}, o.Out, o.ErrOut)
 	}
+	if err := o.runDeployments(ctx, client); err != nil {
+		return err
+	}
+	return o.reloadKinds(ctx, client)
+}
+
+// runDeployments is the one-shot run over the selected Deployments.
+func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.Interface) error {
 	states, err := o.load(ctx, client)
 	if err != nil {
 		return err

@@ -129,5 +129,8 @@ func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun,
 		scope = "all namespaces"
 	}
 	fmt.Fprintf(errOut, "watching opted-in Deployments in %s (grace period %s, max concurrent %d, leader election %v)\n", scope, w.GracePeriod, r.MaxConcurrent, w.LeaderElect)
+	if !w.LeaderElect {
+		go pollKinds(ctx, r.Client, ns, r.Selector, r.Timeout, r.FieldManager, max(w.GracePeriod, 2*time.Second), out, errOut)
+	}
 	return c.Run(ctx, le)
 }

@@ -17,6 +17,10 @@ func Restarted(dep *appsv1.Deployment, checksums map[string]string) *appsv1.Depl
 		return nil
 	}
 	out := dep.DeepCopy()
+	if _, has := out.Spec.Template.Annotations[ChecksumsAnnotation]; has && adoptedEqual(out.Annotations, checksums) {
+		delete(out.Spec.Template.Annotations, ChecksumsAnnotation)
+		return out
+	}
 	if out.Spec.Template.Annotations == nil {
 		out.Spec.Template.Annotations = map[string]string{}
 	}

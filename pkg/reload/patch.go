@@ -3,6 +3,7 @@ package reload
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -47,6 +48,10 @@ func RestartPatch(dep *appsv1.Deployment, checksums map[string]string) ([]byte, 
 	}
 	current, has := dep.Spec.Template.Annotations[ChecksumsAnnotation]
 	switch {
+	case has && adoptedEqual(dep.Annotations, checksums):
+		// Back to the config as adopted: give back the adopted template, so the controller
+		// reuses that revision.
+		ops = append(ops, jsonpatch.Test(path, current), jsonpatch.Remove(path))
 	case has:
 		ops = append(ops, jsonpatch.Test(path, current), jsonpatch.Replace(path, value))
 	case dep.Spec.Template.Annotations == nil:
@@ -97,4 +102,15 @@ func AdoptPatchAt(dep *appsv1.Deployment, checksums map[string]string, rv string
 		ops = append(ops, jsonpatch.Add("/metadata/annotations/"+jsonpatch.EscapeToken(AdoptedAnnotation), value))
 	}
 	return json.Marshal(ops)
+}
+
+// adoptedEqual reports whether annotations record AdoptedAnnotation checksums equal to
+// checksums (a restart back to the config as it was at adoption).
+func adoptedEqual(annotations, checksums map[string]string) bool {
+	v, ok := annotations[AdoptedAnnotation]
+	if !ok {
+		return false
+	}
+	m, err := decodeChecksums(AdoptedAnnotation, v)
+	return err == nil && maps.Equal(m, checksums)
 }

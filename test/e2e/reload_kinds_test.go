@@ -1,0 +1,115 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/reload"
+)
+
+// reloadKindTemplate returns kind/name's (sts or ds) template checksums annotation and its
+// adopted annotation, as stored.
+func (f *reloadFixture) kindAnnotations(kind, name string) (tmpl, adopted string) {
+	f.t.Helper()
+	if kind == "sts" {
+		s, err := f.c.Client.AppsV1().StatefulSets(f.ns).Get(f.t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return s.Spec.Template.Annotations[reload.ChecksumsAnnotation], s.Annotations[reload.AdoptedAnnotation]
+	}
+	d, err := f.c.Client.AppsV1().DaemonSets(f.ns).Get(f.t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d.Spec.Template.Annotations[reload.ChecksumsAnnotation], d.Annotations[reload.AdoptedAnnotation]
+}
+
+// optInKind makes kind/name read key a of ConfigMap app (env) and opts it in to reload.
+func (f *reloadFixture) optInKind(kind, name string) {
+	f.t.Helper()
+	patch := `{"metadata":{"annotations":{"` + reload.ReloadAnnotation + `":"true"}},"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"K_a","valueFrom":{"configMapKeyRef":{"name":"app","key":"a"}}}]}]}}}}`
+	if res := f.c.Kubectl(f.t, "-n", f.ns, "patch", kind+"/"+name, "--type", "strategic", "-p", patch); res.ExitCode != 0 {
+		f.t.Fatalf("patch %s/%s: %s", kind, name, res.Stderr)
+	}
+}
+
+// TestReloadKindsOneShot: `reload --all --yes` records a StatefulSet's and a DaemonSet's
+// checksums at first sight without restarting, ignores a key their pods do not see, and
+// restarts them after a change of the key they see, waiting for the rollout.
+func TestReloadKindsOneShot(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"sts", "ds"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := newReloadFixture(t)
+			createKind(t, f.c, f.ns, kind, "w")
+			f.optInKind(kind, "w")
+			kindRolledOut(t, f.c, f.ns, kind+"/w")
+
+			f.mustReload("--all", "--yes")
+			tmpl, adopted := f.kindAnnotations(kind, "w")
+			if tmpl != "" || adopted == "" {
+				t.Fatalf("first sight: template %q, adopted %q; want adopted, no restart", tmpl, adopted)
+			}
+			f.setKey("b", "2")
+			res := f.mustReload("--all", "--yes")
+			if strings.Contains(res.Stdout, "restarted") {
+				t.Fatalf("unseen key b changed: %s", res.Stdout)
+			}
+			f.setKey("a", "2")
+			start := time.Now()
+			res = f.mustReload("--all", "--yes", "--timeout", "40s")
+			kindName := map[string]string{"sts": "statefulset", "ds": "daemonset"}[kind]
+			if !strings.Contains(res.Stdout, kindName+".apps/w restarted") {
+				t.Fatalf("key a changed: stdout %q, want %s.apps/w restarted", res.Stdout, kindName)
+			}
+			if tmpl, _ = f.kindAnnotations(kind, "w"); tmpl == "" {
+				t.Fatal("no checksums in the template after the restart")
+			}
+			// reload waited for the rollout: it is complete now.
+			k := f.c.Kubectl(t, "-n", f.ns, "rollout", "status", kind+"/w", "--watch=false")
+			if k.ExitCode != 0 || !strings.Contains(k.Stdout, "complete") && !strings.Contains(k.Stdout, "successfully rolled out") {
+				t.Errorf("after reload (%s): rollout status %q (exit %d)", time.Since(start), k.Stdout, k.ExitCode)
+			}
+			// Nothing changed since: nothing to restart.
+			if res = f.mustReload("--all", "--yes"); strings.Contains(res.Stdout, "restarted") {
+				t.Errorf("second run restarted again: %s", res.Stdout)
+			}
+		})
+	}
+}
+
+// TestReloadKindsWatch: `reload --watch` records a StatefulSet's and a DaemonSet's checksums
+// at first sight, then restarts them when the key their pods see changes.
+func TestReloadKindsWatch(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"sts", "ds"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := newReloadFixture(t)
+			createKind(t, f.c, f.ns, kind, "w")
+			f.optInKind(kind, "w")
+			w := startWatcher(t, f.c, "-n", f.ns, "--grace-period", "1s")
+			f.eventually("first sight recorded", 20*time.Second, func() bool {
+				_, adopted := f.kindAnnotations(kind, "w")
+				return adopted != ""
+			}, w)
+			if tmpl, _ := f.kindAnnotations(kind, "w"); tmpl != "" {
+				t.Fatalf("first sight restarted: template checksums %q", tmpl)
+			}
+			f.setKey("a", "3")
+			f.eventually("restart after key a changed", 30*time.Second, func() bool {
+				tmpl, _ := f.kindAnnotations(kind, "w")
+				return tmpl != ""
+			}, w)
+			w.stop(t, syscall.SIGTERM)
+		})
+	}
+}
