@@ -42,7 +42,8 @@ func BenchmarkFleetPreview(b *testing.B) {
 	b.Logf("namespace %s: %d Deployments, %d ReplicaSets: created in %s, settled (adopted, new ReplicaSets made) after %s",
 		ns, n, n*(olds+1), created.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 
-	plugin := []string{c.PluginPath(), "preview", "--all", "-n", ns}
+	// --checks=none: beside kubectl get deploy,rs, the plugin reads what kubectl reads.
+	plugin := []string{c.PluginPath(), "preview", "--all", "--checks=none", "-n", ns}
 	kubectl := []string{c.KubectlPath(), "get", "deploy,rs", "-o", "json", "-n", ns}
 	pluginReqs, kubectlReqs := benchRequests(b, c.Env(), plugin), benchRequests(b, c.Env(), kubectl)
 	for range b.N {

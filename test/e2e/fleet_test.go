@@ -188,8 +188,8 @@ func TestFleetAllNamespaces(t *testing.T) {
 
 // TestFleetPreviewAllRequests: preview --all of a namespace of 50 Deployments and 150
 // ReplicaSets sends only the paginated LISTs (pages of --chunk-size 20: 3 of Deployments, 8
-// of ReplicaSets), never a request per Deployment, and plans every Deployment. The small
-// version of make bench-fleet.
+// of ReplicaSets) and the feasibility checks' one LIST per kind, never a request per
+// Deployment, and plans every Deployment. The small version of make bench-fleet.
 func TestFleetPreviewAllRequests(t *testing.T) {
 	c := framework.Get(t)
 	ns := c.Namespace(t)
@@ -213,15 +213,37 @@ func TestFleetPreviewAllRequests(t *testing.T) {
 		}
 	}
 	got := requests(res.Stderr)
-	trimmed := make([]string, len(got))
-	for i, g := range got {
-		trimmed[i] = g
-		if j := strings.Index(g, "continue="); j >= 0 {
-			trimmed[i] = g[:j+len("continue=")]
+	// The feasibility checks (on by default) add one LIST per kind: the namespace's quotas,
+	// limitranges, pods, PDBs and HPAs, and the cluster's nodes and pods (capacity), whatever
+	// the number of Deployments; their order is not part of the contract.
+	const live = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&limit=500"
+	wantChecks := []string{
+		fmt.Sprintf("GET /api/v1/namespaces/%s/resourcequotas?limit=500", ns),
+		fmt.Sprintf("GET /api/v1/namespaces/%s/limitranges?limit=500", ns),
+		fmt.Sprintf("GET /api/v1/namespaces/%s/pods?%s", ns, live),
+		fmt.Sprintf("GET /apis/policy/v1/namespaces/%s/poddisruptionbudgets?limit=500", ns),
+		fmt.Sprintf("GET /apis/autoscaling/v2/namespaces/%s/horizontalpodautoscalers?limit=500", ns),
+		"GET /api/v1/nodes?limit=500",
+		"GET /api/v1/pods?" + live,
+	}
+	var trimmed, checks []string
+	for _, g := range got {
+		if !strings.HasPrefix(g, "GET /apis/apps/") {
+			checks = append(checks, g)
+			continue
 		}
+		if j := strings.Index(g, "continue="); j >= 0 {
+			g = g[:j+len("continue=")]
+		}
+		trimmed = append(trimmed, g)
 	}
 	if d := cmp.Diff(want, trimmed); d != "" {
 		t.Errorf("requests (-want +got):\n%s\nall: %q", d, got)
+	}
+	slices.Sort(checks)
+	slices.Sort(wantChecks)
+	if d := cmp.Diff(wantChecks, checks); d != "" {
+		t.Errorf("the checks' requests (-want +got):\n%s\nall: %q", d, got)
 	}
 	if rows := strings.Count(res.Stdout, "\n") - 1; rows != 50 || strings.Count(res.Stdout, "NoChange") != 50 {
 		t.Errorf("%d rows:\n%s", rows, res.Stdout)

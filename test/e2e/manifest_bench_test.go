@@ -39,7 +39,7 @@ func BenchmarkManifestPreview(b *testing.B) {
 		b.Fatalf("kubectl apply: %s", res.Stderr)
 	}
 
-	plugin := []string{c.PluginPath(), "preview", "-n", ns, "-f", set, "--summary"}
+	plugin := []string{c.PluginPath(), "preview", "-n", ns, "-f", set, "--summary", "--checks=none"}
 	kubectl := []string{c.KubectlPath(), "diff", "-n", ns, "-f", set}
 	env := append(c.Env(), "KUBECTL_EXTERNAL_DIFF=true") // kubectl diff's diff program: its output is not measured
 	pluginReqs, kubectlReqs := benchRequests(b, env, plugin), benchRequests(b, env, kubectl, 1)
