@@ -11,7 +11,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 DIST_FLAGS = -version $(DIST_VERSION) -commit $(COMMIT) -mtime $(SOURCE_DATE_EPOCH) -go $(GO)
 LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSION) -X github.com/rollplan/kubectl-rollplan/pkg/cmd.commit=$(COMMIT)
 
-.PHONY: all build build-race generate verify-fmt verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
+.PHONY: all build build-race generate docs verify-docs verify-fmt verify-generate verify-tidy test unit fuzz fuzz-short conformance conformance-timed e2e e2e-timed bench demo cluster-binaries cluster-up cluster-down update-golden fmt vet dist manifest test-dist
 .PHONY: bench-fleet
 .PHONY: faults
 .PHONY: conformance-wide
@@ -66,6 +66,18 @@ verify-tidy: ## fail when a go.mod or go.sum is not what go mod tidy writes
 
 cluster-binaries: ## etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok, and fluxapply (Flux's apply, for the GitOps e2e tests) from Go modules (cached)
 	hack/cluster/build.sh
+
+# The flag reference (docs/reference/) is generated from the commands by cobra's Markdown
+# generator (internal/docgen, hack/gen-docs); verify-docs regenerates it into a temporary
+# directory and fails when docs/reference differs. The links of README.md and docs/ are
+# checked by internal/docgen's TestDocLinks (make unit).
+docs: ## regenerate the flag reference docs/reference/ from the commands
+	$(GO) run ./hack/gen-docs docs/reference
+
+verify-docs: ## fail when docs/reference/ is not what make docs generates
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) run ./hack/gen-docs "$$tmp" && \
+	if ! diff -ru docs/reference "$$tmp" >&2; then echo "verify-docs: docs/reference is not current: run make docs and commit it" >&2; exit 1; fi
 
 unit: ## unit tests of the plugin module, with -race
 	$(GO) test -race -count=1 ./...
@@ -165,7 +177,7 @@ manifest: ## a release step: make dist, and write the top-level plugins.yaml fro
 test-dist: dist cluster-binaries ## the release archives: Krew's rules, reproducibility, Krew-style install, kubectl plugin discovery and completion
 	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
 
-test: verify-fmt verify-generate verify-tidy unit fuzz-short conformance e2e test-dist ## every test: gofmt-clean, generated code current, modules tidy, unit, 2,000 executions of each fuzz target, conformance against the upstream controller, e2e on the local cluster
+test: verify-fmt verify-generate verify-tidy verify-docs unit fuzz-short conformance e2e test-dist ## every test: gofmt-clean, generated code current, modules tidy, the flag reference current, unit, 2,000 executions of each fuzz target, conformance against the upstream controller, e2e on the local cluster
 
 demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
 	hack/demo.sh
