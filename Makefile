@@ -107,15 +107,15 @@ fuzz-short: ## each fuzz target for 2,000 executions (part of make test; about 5
 	$(MAKE) fuzz FUZZTIME=2000x FUZZPARALLEL=1
 
 conformance: ## the planners against the real v1.36.3 Deployment controller, StatefulSet control and DaemonSet controller, the feasibility checks against the scheduler's filters and quota admission, and pkg/planner/revisions against the history package, run in-process (test/conformance)
-	cd test/conformance && bash hack/gen-upstream.sh && bash hack/gen-upstream-daemon.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
+	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) mod tidy -diff && GOFLAGS=-mod=mod $(GO) test -count=1 ./...
 
 # conformance-wide: the StatefulSet planner beside the upstream StatefulSet control on 20,000
 # generated start states (make conformance runs 1,500), three readiness models each.
 conformance-wide: ## the StatefulSet planner against the v1.36.3 StatefulSet control on 20,000 generated start states
-	cd test/conformance && bash hack/gen-upstream.sh && ROLLPLAN_CONFORMANCE_WIDE=1 GOFLAGS=-mod=mod $(GO) test -count=1 -timeout 60m -run 'TestStatefulSetConformance$$' -v . | grep -E '^(---|\s+---|ok|FAIL|PASS)|statefulset:|state [0-9]'
+	cd test/conformance && bash hack/gen-upstream.sh deployment && ROLLPLAN_CONFORMANCE_WIDE=1 GOFLAGS=-mod=mod $(GO) test -count=1 -timeout 60m -run 'TestStatefulSetConformance$$' -v . | grep -E '^(---|\s+---|ok|FAIL|PASS)|statefulset:|state [0-9]'
 
 conformance-timed: ## the timed model beside the upstream controller on every generated start state (2,000; make conformance runs every 10th)
-	cd test/conformance && bash hack/gen-upstream.sh && GOFLAGS=-mod=mod $(GO) test -count=1 -run 'TestConformance$$' . -conformance.timed=1
+	cd test/conformance && bash hack/gen-upstream.sh deployment && GOFLAGS=-mod=mod $(GO) test -count=1 -run 'TestConformance$$' . -conformance.timed=1
 
 cluster-up: ## start the private local cluster (state in _output/cluster, KUBECONFIG=_output/cluster/kubeconfig)
 	hack/cluster/up.sh

@@ -12,4 +12,4 @@
 // See README.md for the readiness models, the scenario generator and its flags.
 package conformance
 
-//go:generate bash hack/gen-upstream.sh
+//go:generate bash hack/gen-upstream.sh deployment
