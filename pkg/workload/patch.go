@@ -26,13 +26,7 @@ var appsCodec = scheme.Codecs.LegacyCodec(appsv1.SchemeGroupVersion)
 // getDaemonSetPatch (encoded with json.Marshal), k8s.io/kubectl/pkg/polymorphichelpers/
 // rollback.go, v0.36.3.
 func TemplatePatch(w Workload) ([]byte, error) {
-	var raw []byte
-	var err error
-	if w.StatefulSet != nil {
-		raw, err = runtime.Encode(appsCodec, w.StatefulSet)
-	} else {
-		raw, err = json.Marshal(w.DaemonSet)
-	}
+	raw, err := encodeAsKubectl(w)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +38,16 @@ func TemplatePatch(w Workload) ([]byte, error) {
 	template := spec["template"].(map[string]interface{})
 	template["$patch"] = "replace"
 	return json.Marshal(map[string]interface{}{"spec": map[string]interface{}{"template": template}})
+}
+
+// encodeAsKubectl encodes w's object as kubectl's rollbackers do before they patch or compare
+// it: a StatefulSet with the apps/v1 legacy codec (getStatefulSetPatch, applyRevision), a
+// DaemonSet with json.Marshal (getDaemonSetPatch, applyDaemonSetHistory).
+func encodeAsKubectl(w Workload) ([]byte, error) {
+	if w.StatefulSet != nil {
+		return runtime.Encode(appsCodec, w.StatefulSet)
+	}
+	return json.Marshal(w.DaemonSet)
 }
 
 // Matches reports whether rev holds w's current pod template (kubectl's statefulsetMatch and
@@ -60,13 +64,7 @@ func Matches(w Workload, rev *appsv1.ControllerRevision) (bool, error) {
 // applyRevision for StatefulSets, applyDaemonSetHistory for DaemonSets: a strategic merge of
 // the revision's data onto the object).
 func RevisionTemplate(w Workload, rev *appsv1.ControllerRevision) (*corev1.PodTemplateSpec, error) {
-	var raw []byte
-	var err error
-	if w.StatefulSet != nil {
-		raw, err = runtime.Encode(appsCodec, w.StatefulSet)
-	} else {
-		raw, err = json.Marshal(w.DaemonSet)
-	}
+	raw, err := encodeAsKubectl(w)
 	if err != nil {
 		return nil, err
 	}
