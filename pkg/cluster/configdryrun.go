@@ -6,13 +6,12 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 )
 
@@ -26,15 +25,14 @@ type ConfigChange struct {
 }
 
 // DryRunConfig sends obj (a v1 ConfigMap or Secret of a manifest, namespace set) to the API
-// server as a dry run (dryRun=All): an update of the live object when it exists (its data
-// replaced by the manifest's, as `kubectl replace` would; a Secret's stringData is merged
-// into data by the server), else a create. It returns the live and the dry-run object as
-// digests; nothing is persisted. Secret requests go through a discarding logger, so no body
-// reaches a log at any -v. Errors: not a ConfigMap or Secret, or the API's (one line naming
-// the object, never its content).
+// server as a dry run (dryRun=All) through the write path (kube.DryRunConfigMap,
+// kube.DryRunSecret: field manager kube.FieldManager, transient failures retried): an update
+// of the live object when it exists (its data replaced by the manifest's, as `kubectl
+// replace` would; a Secret's stringData is merged into data by the server), else a create.
+// It returns the live and the dry-run object as digests; nothing is persisted. Secret
+// requests go through a discarding logger, so no body reaches a log at any -v. Errors: not a
+// ConfigMap or Secret, or the API's (one line naming the object, never its content).
 func DryRunConfig(ctx context.Context, client kubernetes.Interface, obj *unstructured.Unstructured) (*ConfigChange, error) {
-	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "kubectl-rollplan"}
-	udry := metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "kubectl-rollplan"}
 	ns, name := obj.GetNamespace(), obj.GetName()
 	switch obj.GetKind() {
 	case "ConfigMap":
@@ -43,21 +41,13 @@ func DryRunConfig(ctx context.Context, client kubernetes.Interface, obj *unstruc
 			return nil, fmt.Errorf("configmap %s/%s: %w", ns, name, err)
 		}
 		c := &ConfigChange{Key: reload.ObjectKey{Namespace: ns, Kind: reload.ConfigMap, Name: name}}
-		cms := client.CoreV1().ConfigMaps(ns)
-		live, err := cms.Get(ctx, name, metav1.GetOptions{})
-		var out *corev1.ConfigMap
-		switch {
-		case apierrors.IsNotFound(err):
-			out, err = cms.Create(ctx, &cm, dry)
-		case err == nil:
-			b := reload.ConfigMapObject(live)
-			c.Before = &b
-			next := live.DeepCopy()
-			next.Data, next.BinaryData = cm.Data, cm.BinaryData
-			out, err = cms.Update(ctx, next, udry)
-		}
+		live, out, err := kube.DryRunConfigMap(ctx, client, kube.Retry{}, &cm)
 		if err != nil {
 			return nil, configError(c.Key, err)
+		}
+		if live != nil {
+			b := reload.ConfigMapObject(live)
+			c.Before = &b
 		}
 		a := reload.ConfigMapObject(out)
 		c.After = &a
@@ -76,21 +66,13 @@ func dryRunSecret(ctx context.Context, client kubernetes.Interface, obj *unstruc
 		return nil, fmt.Errorf("secret %s/%s: not a valid Secret (its content is not shown)", ns, name)
 	}
 	c := &ConfigChange{Key: reload.ObjectKey{Namespace: ns, Kind: reload.Secret, Name: name}}
-	secrets := client.CoreV1().Secrets(ns)
-	live, err := secrets.Get(ctx, name, metav1.GetOptions{})
-	var out *corev1.Secret
-	switch {
-	case apierrors.IsNotFound(err):
-		out, err = secrets.Create(ctx, &s, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "kubectl-rollplan"})
-	case err == nil:
-		b := reload.SecretObject(live)
-		c.Before = &b
-		next := live.DeepCopy()
-		next.Data, next.StringData = s.Data, s.StringData
-		out, err = secrets.Update(ctx, next, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "kubectl-rollplan"})
-	}
+	live, out, err := kube.DryRunSecret(ctx, client, kube.Retry{}, &s)
 	if err != nil {
 		return nil, configError(c.Key, err)
+	}
+	if live != nil {
+		b := reload.SecretObject(live)
+		c.Before = &b
 	}
 	a := reload.SecretObject(out)
 	c.After = &a
