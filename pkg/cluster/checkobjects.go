@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -102,14 +103,18 @@ func capacityOn(checks []string) bool {
 	return checks == nil || slices.Contains(checks, feasibility.CheckCapacity)
 }
 
-// listAll lists every item of one kind with listPages; on failure it returns nil and the
-// reason the check shows.
+// listAll lists every item of one kind with listPages, without its managedFields (no check
+// reads them, and they are a large part of a pod as the API server returns it: the read of
+// every pod keeps thousands); on failure it returns nil and the reason the check shows.
 func listAll[T any](ctx context.Context, scope Scope, resource string, opts metav1.ListOptions, list func(metav1.ListOptions) (runtime.Object, error)) ([]T, string) {
 	out := []T{}
 	err := listPages(ctx, scope, opts, list, func(obj runtime.Object) error {
 		item, ok := any(obj).(*T)
 		if !ok {
 			return fmt.Errorf("got %T", obj)
+		}
+		if a, err := meta.Accessor(obj); err == nil {
+			a.SetManagedFields(nil)
 		}
 		out = append(out, *item)
 		return nil
