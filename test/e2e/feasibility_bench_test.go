@@ -30,7 +30,8 @@ import (
 // (default 3) rounds, each running the two one after the other. Reported: the median wall
 // times and their ratio (goal: at most 1.0), the requests each sent (client-go's log at -v=6,
 // one extra run each: LISTs by resource, pages counted) and the peak resident memory of each
-// process (framework.Measure: GNU time's %M).
+// process (framework.Measure: GNU time's %M); beside them, the same preview's median wall
+// time with --checks=none (what the checks add).
 //
 // The pods are bare pods bound to the nodes (spec.nodeName, 100m cpu and 64Mi each), in
 // FEASIBILITY_NAMESPACES (default 5) namespaces, created 64 at a time through a client
@@ -72,28 +73,42 @@ func BenchmarkFeasibilityPreview(b *testing.B) {
 	plugin := []string{c.PluginPath(), "preview", "deploy/web", "-n", ns, "--image", "app=nginx:1.19"}
 	kubectl := []string{c.KubectlPath(), "get", "nodes,pods", "-A", "-o", "json"}
 	pluginReqs, kubectlReqs := benchRequests(b, c.Env(), plugin), benchRequests(b, c.Env(), kubectl)
+	none := append(plugin[:len(plugin):len(plugin)], "--checks=none")
 	for range b.N {
 		pr, kr := benchRounds(b, c.Env(), rounds, plugin, kubectl)
-		p, k := median(pr.walls), median(kr.walls)
+		var nw []time.Duration
+		for range rounds {
+			nw = append(nw, framework.Measure(b, c.Env(), none).Wall)
+		}
+		p, k, n := median(pr.walls), median(kr.walls), median(nw)
 		ratio := p.Seconds() / k.Seconds()
 		b.ReportMetric(ratio, "wall-ratio")
 		b.ReportMetric(p.Seconds(), "rollplan-s")
 		b.ReportMetric(k.Seconds(), "kubectl-s")
+		b.ReportMetric(n.Seconds(), "rollplan-nochecks-s")
 		b.ReportMetric(float64(len(pluginReqs)), "rollplan-requests")
 		b.ReportMetric(float64(len(kubectlReqs)), "kubectl-requests")
 		b.ReportMetric(float64(pr.maxRSS)/1024, "rollplan-maxrss-MiB")
 		b.ReportMetric(float64(kr.maxRSS)/1024, "kubectl-maxrss-MiB")
-		b.Logf("\n%-46s %-28s %-9s %s\n%-46s %-28s %-9d %.1f MiB\n%-46s %-28s %-9d %.1f MiB\nratio rollplan/kubectl (median wall time): %.2f (goal: at most 1.0)",
+		b.Logf("\n%-50s %-28s %-9s %s\n%-50s %-28s %-9d %.1f MiB\n%-50s %-28s %-9d %.1f MiB\n%-50s %s\nratio rollplan/kubectl (median wall time): %.2f (goal: at most 1.0)",
 			"command", "wall time (rounds; median)", "requests", "peak RSS",
 			"kubectl rollplan preview deploy/web (all checks)", durations(pr.walls, p), len(pluginReqs), float64(pr.maxRSS)/1024,
-			"kubectl get nodes,pods -A -o json", durations(kr.walls, k), len(kubectlReqs), float64(kr.maxRSS)/1024, ratio)
+			"kubectl get nodes,pods -A -o json", durations(kr.walls, k), len(kubectlReqs), float64(kr.maxRSS)/1024,
+			"kubectl rollplan preview deploy/web --checks=none", durations(nw, n), ratio)
 	}
 	b.Logf("rollplan's requests: %s", listsOf(pluginReqs))
 	b.Logf("kubectl's requests: %s", listsOf(kubectlReqs))
 	// Every kind the checks read is one paginated LIST: a first page (no continue token) once.
-	for path, n := range firstPages(pluginReqs) {
+	lists := firstPages(pluginReqs)
+	for path, n := range lists {
 		if n > 1 {
 			b.Errorf("preview listed %s %d times: one paginated LIST per kind and scope is expected", path, n)
+		}
+	}
+	for _, path := range []string{"/api/v1/nodes", "/api/v1/pods", "/api/v1/namespaces/" + ns + "/resourcequotas", "/api/v1/namespaces/" + ns + "/limitranges",
+		"/apis/policy/v1/namespaces/" + ns + "/poddisruptionbudgets", "/apis/autoscaling/v2/namespaces/" + ns + "/horizontalpodautoscalers"} {
+		if lists[path] != 1 {
+			b.Errorf("preview listed %s %d times, want once (every check on)", path, lists[path])
 		}
 	}
 }
