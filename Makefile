@@ -18,6 +18,7 @@ LDFLAGS := -s -w -X github.com/rollplan/kubectl-rollplan/pkg/cmd.version=$(VERSI
 .PHONY: bench-reload
 .PHONY: bench-manifests
 .PHONY: bench-contexts
+.PHONY: bench-feasibility
 
 all: build
 
@@ -216,6 +217,16 @@ bench-manifests: build cluster-binaries ## preview -f of a 200-Deployment manife
 bench-contexts: build cluster-binaries ## preview -A across 3 contexts of 500 Deployments beside the 3 previews in sequence: wall-time ratio, requests per context
 	./hack/bench-time.sh
 	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkContextsPreview$$' -benchtime 1x -count=1 -timeout 20m -v ./test/e2e/
+
+# bench-feasibility (issue 20): on a private local cluster, FEASIBILITY_NODES (100) kwok nodes and
+# FEASIBILITY_PODS (5000) bare pods bound to them (spec.nodeName) in FEASIBILITY_NAMESPACES (5)
+# namespaces; `kubectl rollplan preview deploy/web --image ...` with every check on beside
+# `kubectl get nodes,pods -A -o json`, FEASIBILITY_ROUNDS (3) rounds in one run: median wall
+# times and their ratio (goal <= 1.0), requests (-v=6: one paginated LIST per kind), peak RSS
+# (as bench-fleet). Not part of make test (the e2e TestFeasibility* are). Static build.
+bench-feasibility: build cluster-binaries ## preview of one Deployment with every check on 100 nodes / 5,000 pods beside kubectl get nodes,pods -A -o json: wall-time ratio, requests, peak memory
+	./hack/bench-time.sh
+	$(GO) test -tags e2e -run '^$$' -bench '^BenchmarkFeasibilityPreview$$' -benchtime 1x -count=1 -timeout 30m -v ./test/e2e/
 
 update-golden: ## regenerate golden files
 	$(GO) test ./... -update

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -22,14 +23,28 @@ const livePodsSelector = "status.phase!=Succeeded,status.phase!=Failed"
 
 // LoadCheckObjects reads what the feasibility checks named in checks (feasibility.AllChecks
 // when nil) need, with one LIST per kind and scope, each paginated in pages of chunkSize
-// (0: one page): ResourceQuotas and LimitRanges (quota), PodDisruptionBudgets (pdb) and
-// HorizontalPodAutoscalers (hpa, autoscaling/v2) in namespace; Nodes and the non-terminal
-// Pods of every namespace (capacity), or the namespace's Pods only when capacity is not
-// checked (quota: where the Deployment's pods are).
+// (0: one page): LoadNamespaceCheckObjects' kinds of namespace and LoadClusterCheckObjects'
+// nodes and pods, in one Cluster.
 //
 // A read that fails leaves that kind nil with the reason set ("forbidden to list nodes"),
 // which makes the checks needing it unchecked: it is never an error.
 func LoadCheckObjects(ctx context.Context, client kubernetes.Interface, namespace string, checks []string, chunkSize int64) feasibility.Cluster {
+	c := LoadNamespaceCheckObjects(ctx, client, namespace, checks, chunkSize)
+	if capacityOn(checks) {
+		all := LoadClusterCheckObjects(ctx, client, checks, chunkSize)
+		c.Nodes, c.NodeReason, c.Pods, c.PodReason = all.Nodes, all.NodeReason, all.Pods, all.PodReason
+	}
+	return c
+}
+
+// LoadNamespaceCheckObjects reads the namespaced kinds of namespace the checks named in checks
+// (feasibility.AllChecks when nil) need, one paginated LIST each: ResourceQuotas and
+// LimitRanges (quota), PodDisruptionBudgets (pdb), HorizontalPodAutoscalers (hpa,
+// autoscaling/v2), and the namespace's non-terminal Pods when quota is checked without
+// capacity (quota: where the Deployment's pods are). With capacity on, the Pods are left to
+// LoadClusterCheckObjects, whose read of every pod holds the namespace's: a second LIST of
+// them would read the same pods twice.
+func LoadNamespaceCheckObjects(ctx context.Context, client kubernetes.Interface, namespace string, checks []string, chunkSize int64) feasibility.Cluster {
 	if checks == nil {
 		checks = feasibility.AllChecks
 	}
@@ -45,18 +60,12 @@ func LoadCheckObjects(ctx context.Context, client kubernetes.Interface, namespac
 			func(o metav1.ListOptions) (runtime.Object, error) {
 				return client.CoreV1().LimitRanges(namespace).List(ctx, o)
 			})
-	}
-	if on(feasibility.CheckCapacity) {
-		all := Scope{ChunkSize: chunkSize}
-		c.Nodes, c.NodeReason = listAll[corev1.Node](ctx, all, "nodes", metav1.ListOptions{},
-			func(o metav1.ListOptions) (runtime.Object, error) { return client.CoreV1().Nodes().List(ctx, o) })
-		c.Pods, c.PodReason = listAll[corev1.Pod](ctx, all, "pods", metav1.ListOptions{FieldSelector: livePodsSelector},
-			func(o metav1.ListOptions) (runtime.Object, error) { return client.CoreV1().Pods("").List(ctx, o) })
-	} else if on(feasibility.CheckQuota) {
-		c.Pods, c.PodReason = listAll[corev1.Pod](ctx, scope, "pods", metav1.ListOptions{FieldSelector: livePodsSelector},
-			func(o metav1.ListOptions) (runtime.Object, error) {
-				return client.CoreV1().Pods(namespace).List(ctx, o)
-			})
+		if !capacityOn(checks) {
+			c.Pods, c.PodReason = listAll[corev1.Pod](ctx, scope, "pods", metav1.ListOptions{FieldSelector: livePodsSelector},
+				func(o metav1.ListOptions) (runtime.Object, error) {
+					return client.CoreV1().Pods(namespace).List(ctx, o)
+				})
+		}
 	}
 	if on(feasibility.CheckPDB) {
 		c.PodDisruptionBudgets, c.PDBReason = listAll[policyv1.PodDisruptionBudget](ctx, scope, "poddisruptionbudgets", metav1.ListOptions{},
@@ -73,14 +82,39 @@ func LoadCheckObjects(ctx context.Context, client kubernetes.Interface, namespac
 	return c
 }
 
-// listAll lists every item of one kind with listPages; on failure it returns nil and the
-// reason the check shows.
+// LoadClusterCheckObjects reads the Nodes and the non-terminal Pods of every namespace, one
+// paginated LIST each, when checks (feasibility.AllChecks when nil) holds capacity; else it
+// reads nothing and returns an empty Cluster.
+func LoadClusterCheckObjects(ctx context.Context, client kubernetes.Interface, checks []string, chunkSize int64) feasibility.Cluster {
+	var c feasibility.Cluster
+	if !capacityOn(checks) {
+		return c
+	}
+	all := Scope{ChunkSize: chunkSize}
+	c.Nodes, c.NodeReason = listAll[corev1.Node](ctx, all, "nodes", metav1.ListOptions{},
+		func(o metav1.ListOptions) (runtime.Object, error) { return client.CoreV1().Nodes().List(ctx, o) })
+	c.Pods, c.PodReason = listAll[corev1.Pod](ctx, all, "pods", metav1.ListOptions{FieldSelector: livePodsSelector},
+		func(o metav1.ListOptions) (runtime.Object, error) { return client.CoreV1().Pods("").List(ctx, o) })
+	return c
+}
+
+// capacityOn says checks (feasibility.AllChecks when nil) holds capacity.
+func capacityOn(checks []string) bool {
+	return checks == nil || slices.Contains(checks, feasibility.CheckCapacity)
+}
+
+// listAll lists every item of one kind with listPages, without its managedFields (no check
+// reads them, and they are a large part of a pod as the API server returns it: the read of
+// every pod keeps thousands); on failure it returns nil and the reason the check shows.
 func listAll[T any](ctx context.Context, scope Scope, resource string, opts metav1.ListOptions, list func(metav1.ListOptions) (runtime.Object, error)) ([]T, string) {
 	out := []T{}
 	err := listPages(ctx, scope, opts, list, func(obj runtime.Object) error {
 		item, ok := any(obj).(*T)
 		if !ok {
 			return fmt.Errorf("got %T", obj)
+		}
+		if a, err := meta.Accessor(obj); err == nil {
+			a.SetManagedFields(nil)
 		}
 		out = append(out, *item)
 		return nil

@@ -72,6 +72,30 @@ func TestLoadCheckObjects(t *testing.T) {
 			t.Errorf("quota only: pods listed in %q, want shop", a.GetNamespace())
 		}
 	}
+	// The namespace's read beside capacity's leaves the pods to the read of every pod: the
+	// namespace's pods are not listed twice.
+	managed := meta("shop", "web-1")
+	managed.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate}}
+	client = fake.NewClientset(&corev1.Pod{ObjectMeta: managed})
+	ns := LoadNamespaceCheckObjects(context.Background(), client, "shop", nil, 0)
+	all := LoadClusterCheckObjects(context.Background(), client, nil, 0)
+	lists = map[string]int{}
+	for _, a := range client.Actions() {
+		lists[a.GetResource().Resource+" "+a.GetNamespace()]++
+	}
+	if diff := cmp.Diff(wantLists, lists); diff != "" {
+		t.Errorf("namespace and cluster reads: LISTs (-want +got):\n%s", diff)
+	}
+	if ns.Pods != nil || len(all.Pods) != 1 || all.Nodes == nil {
+		t.Errorf("namespace read: pods %v; cluster read: %d pods, nodes %v; want nil, 1, read", ns.Pods, len(all.Pods), all.Nodes)
+	}
+	if len(all.Pods) == 1 && all.Pods[0].ManagedFields != nil {
+		t.Errorf("listed pod keeps its managedFields %v: no check reads them", all.Pods[0].ManagedFields)
+	}
+	client = fake.NewClientset()
+	if c := LoadClusterCheckObjects(context.Background(), client, []string{feasibility.CheckQuota}, 0); c.Nodes != nil || c.Pods != nil || len(client.Actions()) != 0 {
+		t.Errorf("cluster read without capacity: %d requests, nodes %v, pods %v; want none", len(client.Actions()), c.Nodes, c.Pods)
+	}
 	client = fake.NewClientset()
 	LoadCheckObjects(context.Background(), client, "shop", []string{}, 0)
 	if n := len(client.Actions()); n != 0 {

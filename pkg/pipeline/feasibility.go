@@ -31,8 +31,9 @@ type checkRead struct {
 }
 
 // objects returns the objects the checks read for m: from a state file, the objects it
-// carries (State.CheckObjects); from a cluster, cluster.LoadCheckObjects once per Source and
-// namespace. A cluster that lists no node leaves capacity unchecked ("no nodes listed").
+// carries (State.CheckObjects); from a cluster, cluster.LoadNamespaceCheckObjects once per
+// Source and namespace, and cluster.LoadClusterCheckObjects (nodes, every pod: quota finds the
+// namespace's among them) once per Source. A cluster that lists no node leaves capacity unchecked ("no nodes listed").
 func (c *Config) objects(ctx context.Context, src Source, m Member) feasibility.Cluster {
 	var out feasibility.Cluster
 	if !src.Live() {
@@ -47,10 +48,10 @@ func (c *Config) objects(ctx context.Context, src Source, m Member) feasibility.
 				e.c = unreadable(err.Error())
 				return
 			}
-			e.c = cluster.LoadCheckObjects(ctx, client, m.Namespace, withoutCapacity(c.Feasibility), checkChunk)
+			e.c = cluster.LoadNamespaceCheckObjects(ctx, client, m.Namespace, c.Feasibility, checkChunk)
 			if slices.Contains(c.Feasibility, feasibility.CheckCapacity) {
 				all := c.read(src.Name()+"\x00", func() feasibility.Cluster {
-					return cluster.LoadCheckObjects(ctx, client, "", []string{feasibility.CheckCapacity}, checkChunk)
+					return cluster.LoadClusterCheckObjects(ctx, client, c.Feasibility, checkChunk)
 				})
 				e.c.Nodes, e.c.NodeReason, e.c.Pods, e.c.PodReason = all.Nodes, all.NodeReason, all.Pods, all.PodReason
 			}
@@ -83,12 +84,6 @@ func (c *Config) read(key string, load func() feasibility.Cluster) feasibility.C
 	e := c.entry(key)
 	e.once.Do(func() { e.c = load() })
 	return e.c
-}
-
-// withoutCapacity is checks without capacity: its cluster-wide reads (nodes, every pod) are
-// made once per Source, not per namespace.
-func withoutCapacity(checks []string) []string {
-	return slices.DeleteFunc(slices.Clone(checks), func(s string) bool { return s == feasibility.CheckCapacity })
 }
 
 // unreadable is a Cluster whose every kind failed to read with reason.

@@ -214,13 +214,13 @@ func TestFleetPreviewAllRequests(t *testing.T) {
 	}
 	got := requests(res.Stderr)
 	// The feasibility checks (on by default) add one LIST per kind: the namespace's quotas,
-	// limitranges, pods, PDBs and HPAs, and the cluster's nodes and pods (capacity), whatever
-	// the number of Deployments; their order is not part of the contract.
+	// limitranges, PDBs and HPAs, and the cluster's nodes and pods (capacity; quota finds the
+	// namespace's pods among them), whatever the number of Deployments; their order is not
+	// part of the contract.
 	const live = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&limit=500"
 	wantChecks := []string{
 		fmt.Sprintf("GET /api/v1/namespaces/%s/resourcequotas?limit=500", ns),
 		fmt.Sprintf("GET /api/v1/namespaces/%s/limitranges?limit=500", ns),
-		fmt.Sprintf("GET /api/v1/namespaces/%s/pods?%s", ns, live),
 		fmt.Sprintf("GET /apis/policy/v1/namespaces/%s/poddisruptionbudgets?limit=500", ns),
 		fmt.Sprintf("GET /apis/autoscaling/v2/namespaces/%s/horizontalpodautoscalers?limit=500", ns),
 		"GET /api/v1/nodes?limit=500",
