@@ -164,7 +164,7 @@ faults: build-race cluster-binaries ## the long fault matrix (16-22 minutes on 2
 # (--grace-period 0, and XING's default 5 s grace period), and the ConfigMap cache's memory with
 # 5,000 ConfigMaps of 10 KiB (the digest transform beside whole objects). Not part of make test.
 bench-reload: build cluster-binaries ## benchmarks of reload --watch: change-to-restart latency (grace 0 and 5 s) and informer memory (transform vs whole objects)
-	$(GO) test -run '^$$' -bench InformerMemory -benchtime 1x -count=1 ./pkg/reload/controller/
+	$(GO) test -run '^$$' -bench InformerMemory -benchtime 1x -count=1 ./pkg/reloadcontroller/
 	$(GO) test -tags e2e -run '^$$' -bench ReloadWatchLatency -benchtime 1x -count=1 -timeout 20m ./test/e2e/
 
 dist: ## reproducible static archives for linux, darwin, windows x amd64, arm64, checksums.txt and the Krew manifest, in dist/

@@ -14,11 +14,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/controller"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadcontroller"
 )
 
 // ReloadWatchOptions are the flags of `kubectl rollplan reload --watch`, the watch mode
-// (pkg/reload/controller); -n/-A, -l, --max-concurrent and --timeout are reload's.
+// (pkg/reloadcontroller); -n/-A, -l, --max-concurrent and --timeout are reload's.
 type ReloadWatchOptions struct {
 	// Watch runs the controller until interrupted instead of one pass.
 	Watch bool
@@ -27,7 +27,7 @@ type ReloadWatchOptions struct {
 	// LeaderElect runs the restarts in one of several replicas (a Lease).
 	LeaderElect bool
 	// LeaderElection are the --leader-elect-* flags, kube's defaults.
-	LeaderElection controller.LeaderElectionConfig
+	LeaderElection reloadcontroller.LeaderElectionConfig
 	// MetricsBindAddress serves /metrics, /healthz and /readyz ("" or "0": not served).
 	MetricsBindAddress string
 }
@@ -38,10 +38,10 @@ func addReloadWatchFlags(cmd *cobra.Command, w *ReloadWatchOptions) {
 	fl.BoolVarP(&w.Watch, "watch", "w", false, "Run as a controller until interrupted: restart opted-in Deployments (of -n, or every namespace with -A; -l narrows) when a ConfigMap or Secret their pods see changes.")
 	fl.DurationVar(&w.GracePeriod, "grace-period", 5*time.Second, "With --watch: wait this long after a change before restarting, so a burst of changes gives one restart (0: at once).")
 	fl.BoolVar(&w.LeaderElect, "leader-elect", false, "With --watch: restart only while holding a Lease, so that one of several replicas acts.")
-	fl.DurationVar(&w.LeaderElection.LeaseDuration, "leader-elect-lease-duration", controller.DefaultLeaseDuration, "With --leader-elect: how long non-leaders wait after the leader's last renewal before taking over.")
-	fl.DurationVar(&w.LeaderElection.RenewDeadline, "leader-elect-renew-deadline", controller.DefaultRenewDeadline, "With --leader-elect: how long the leader retries renewing before it stops leading (less than the lease duration).")
-	fl.DurationVar(&w.LeaderElection.RetryPeriod, "leader-elect-retry-period", controller.DefaultRetryPeriod, "With --leader-elect: the wait between attempts to acquire or renew the Lease.")
-	fl.StringVar(&w.LeaderElection.ResourceName, "leader-elect-resource-name", controller.DefaultLeaseName, "With --leader-elect: the name of the coordination.k8s.io Lease.")
+	fl.DurationVar(&w.LeaderElection.LeaseDuration, "leader-elect-lease-duration", reloadcontroller.DefaultLeaseDuration, "With --leader-elect: how long non-leaders wait after the leader's last renewal before taking over.")
+	fl.DurationVar(&w.LeaderElection.RenewDeadline, "leader-elect-renew-deadline", reloadcontroller.DefaultRenewDeadline, "With --leader-elect: how long the leader retries renewing before it stops leading (less than the lease duration).")
+	fl.DurationVar(&w.LeaderElection.RetryPeriod, "leader-elect-retry-period", reloadcontroller.DefaultRetryPeriod, "With --leader-elect: the wait between attempts to acquire or renew the Lease.")
+	fl.StringVar(&w.LeaderElection.ResourceName, "leader-elect-resource-name", reloadcontroller.DefaultLeaseName, "With --leader-elect: the name of the coordination.k8s.io Lease.")
 	fl.StringVar(&w.LeaderElection.ResourceNamespace, "leader-elect-resource-namespace", "", "With --leader-elect: the namespace of the Lease (default: the namespace of -n or the context).")
 	fl.StringVar(&w.MetricsBindAddress, "metrics-bind-address", "", "With --watch: serve Prometheus metrics (/metrics), /healthz and /readyz on this address, e.g. :8080 (default: not served).")
 }
@@ -84,7 +84,7 @@ type reloadWatchRun struct {
 	FieldManager string
 }
 
-// runReloadWatch runs the controller (pkg/reload/controller) until ctx ends or SIGINT or
+// runReloadWatch runs the controller (pkg/reloadcontroller) until ctx ends or SIGINT or
 // SIGTERM; restarts and refusals are printed on out, the start and errors on errOut.
 // Errors: a bad selector, a metrics address that cannot be listened on, the Lease lost.
 func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun, out, errOut interface{ Write([]byte) (int, error) }) error {
@@ -100,25 +100,25 @@ func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun,
 	}
 	rec := kube.NewRecorder(r.Client, func(msg string) { fmt.Fprintln(errOut, "warning: "+msg) })
 	defer rec.Shutdown(5 * time.Second)
-	c, err := controller.New(r.Client, controller.Config{
+	c, err := reloadcontroller.New(r.Client, reloadcontroller.Config{
 		Namespace: ns, Selector: sel, GracePeriod: w.GracePeriod, MaxConcurrent: r.MaxConcurrent,
 		RolloutTimeout: r.Timeout, FieldManager: r.FieldManager, Out: out, Recorder: rec,
 	})
 	if err != nil {
 		return err
 	}
-	var le *controller.LeaderElection
+	var le *reloadcontroller.LeaderElection
 	if w.LeaderElect {
 		lec := w.LeaderElection
 		if lec.ResourceNamespace == "" {
 			lec.ResourceNamespace = r.Namespace
 		}
-		if le, err = controller.NewLeaderElection(r.Client, lec); err != nil {
+		if le, err = reloadcontroller.NewLeaderElection(r.Client, lec); err != nil {
 			return err
 		}
 	}
 	if w.MetricsBindAddress != "" && w.MetricsBindAddress != "0" {
-		addr, err := controller.Serve(ctx, w.MetricsBindAddress, c, le)
+		addr, err := reloadcontroller.Serve(ctx, w.MetricsBindAddress, c, le)
 		if err != nil {
 			return err
 		}

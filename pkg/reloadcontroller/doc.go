@@ -1,4 +1,4 @@
-// Package controller is the watch mode of config-change restarts (`kubectl rollplan reload
+// Package reloadcontroller is the watch mode of config-change restarts (`kubectl rollplan reload
 // --watch`, issue 9): a client-side controller, the I/O around the pure decision core
 // pkg/reload, built as the Deployment controller is built (client-go shared informers, a
 // rate-limited workqueue keyed by Deployment with handleErr's retries, pkg/watch.Queue,
@@ -41,4 +41,4 @@
 //     tried again.
 //
 // Not modelled: StatefulSets and DaemonSets.
-package controller
+package reloadcontroller
