@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadcontroller"
 )
 
@@ -102,7 +105,7 @@ func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun,
 	defer rec.Shutdown(5 * time.Second)
 	c, err := reloadcontroller.New(r.Client, reloadcontroller.Config{
 		Namespace: ns, Selector: sel, GracePeriod: w.GracePeriod, MaxConcurrent: r.MaxConcurrent,
-		RolloutTimeout: r.Timeout, FieldManager: r.FieldManager, Out: out, Recorder: rec,
+		RolloutTimeout: r.Timeout, FieldManager: r.FieldManager, Report: reportOutcomes(out), Recorder: rec,
 	})
 	if err != nil {
 		return err
@@ -133,4 +136,15 @@ func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun,
 		go pollKinds(ctx, r.Client, ns, r.Selector, r.Timeout, r.FieldManager, max(w.GracePeriod, 2*time.Second), out, errOut)
 	}
 	return c.Run(ctx, le)
+}
+
+// reportOutcomes prints each of the controller's outcomes as one line on out (the workers
+// report concurrently: one line at a time).
+func reportOutcomes(out io.Writer) func(reloadcontroller.Outcome) {
+	var mu sync.Mutex
+	return func(o reloadcontroller.Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		printer.ReloadOutcome(out, string(o.Type), o.Namespace, o.Name, o.Message)
+	}
 }

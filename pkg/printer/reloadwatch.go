@@ -3,21 +3,10 @@ package printer
 import (
 	"fmt"
 	"io"
-	"strings"
 )
 
-// ReloadRestartMessage is the message of the Event a config restart records on its
-// Deployment, naming what changed: `restarted for changed config: ConfigMap/app [a b],
-// Secret/db [*]` (reload.Ref.String of each: kind, name, keys; never a value).
-func ReloadRestartMessage(changed []string) string {
-	if len(changed) == 0 {
-		return "restarted for changed config"
-	}
-	return "restarted for changed config: " + strings.Join(changed, ", ")
-}
-
 // ReloadRestarted writes the watch mode's line for a restart:
-// `deployment.apps/NAME restarted (namespace NS): MSG` with MSG from ReloadRestartMessage.
+// `deployment.apps/NAME restarted (namespace NS): MSG` with the message of the controller's Event.
 func ReloadRestarted(w io.Writer, namespace, name, msg string) {
 	fmt.Fprintf(w, "deployment.apps/%s restarted (namespace %s): %s\n", name, namespace, msg)
 }
@@ -33,21 +22,26 @@ func ReloadRolloutFailed(w io.Writer, namespace, name, msg string) {
 	fmt.Fprintf(w, "deployment.apps/%s (namespace %s): %s\n", name, namespace, msg)
 }
 
-// ReloadAdoptMessage is the message of the Event of an adoption (checksums recorded at first
-// sight, no restart), naming the references recorded.
-func ReloadAdoptMessage(recorded []string) string {
-	return "recorded the config checksums without a restart (first sight): " + strings.Join(recorded, ", ")
-}
-
 // ReloadAdopted writes the watch mode's line for an adoption.
 func ReloadAdopted(w io.Writer, namespace, name, msg string) {
 	fmt.Fprintf(w, "deployment.apps/%s adopted (namespace %s): %s\n", name, namespace, msg)
 }
 
-// ReloadFirstSightRestartMessage is the message of the Event of a restart at first sight
-// (no checksum recorded yet, config data written after the current pods were created):
-// `restarted at first sight: possibly stale since T: EVIDENCE` with the evidence of
-// reload.Assessment.Summary (names and times, never a value).
-func ReloadFirstSightRestartMessage(summary string) string {
-	return "restarted at first sight: " + summary
+// ReloadOutcome writes the watch mode's line for one of the controller's outcomes
+// (pkg/reloadcontroller.Outcome; outcome is its Type: Restarted, Adopted, Refused,
+// RolloutFailed or GaveUp, whose name is the queue key namespace/name). An unknown type
+// writes nothing.
+func ReloadOutcome(w io.Writer, outcome, namespace, name, msg string) {
+	switch outcome {
+	case "Restarted":
+		ReloadRestarted(w, namespace, name, msg)
+	case "Adopted":
+		ReloadAdopted(w, namespace, name, msg)
+	case "Refused":
+		ReloadRefused(w, msg)
+	case "RolloutFailed":
+		ReloadRolloutFailed(w, namespace, name, msg)
+	case "GaveUp":
+		fmt.Fprintf(w, "deployment %s: %s\n", name, msg)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"sync"
 	"time"
@@ -44,8 +43,10 @@ type Config struct {
 	// KeepData keeps whole ConfigMaps and Secrets in the cache (no DigestTransform): only
 	// for the memory benchmark's comparison.
 	KeepData bool
-	// Out gets one line per restart and per refusal (nil: none). Names and keys only.
-	Out io.Writer
+	// Report is told each Outcome: a restart, an adoption, a refusal, a failed rollout, a
+	// key given up (nil: none; each is also logged and recorded as an Event). Names and keys
+	// only, never a value.
+	Report func(Outcome)
 	// Recorder records the Events on restarted Deployments (nil: none).
 	Recorder *kube.Recorder
 	// Metrics receives the controller's metrics (nil: NewMetrics(nil), unregistered).
@@ -313,12 +314,5 @@ func (c *Controller) countVersion(key, rv string) {
 }
 
 func (c *Controller) dropped(key string, err error) {
-	fmt.Fprintf(c.out(), "deployment %s: giving up after %d tries (the next change or resync tries again): %v\n", key, watch.MaxRetries, err)
-}
-
-func (c *Controller) out() io.Writer {
-	if c.cfg.Out == nil {
-		return io.Discard
-	}
-	return c.cfg.Out
+	c.report(Outcome{Type: GaveUp, Name: key, Message: fmt.Sprintf("giving up after %d tries (the next change or resync tries again): %v", watch.MaxRetries, err)})
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 )
 
@@ -100,7 +101,9 @@ func startOn(t *testing.T, cs *fake.Clientset, cfg Config, le *LeaderElection) *
 	}
 	h.rec = kube.NewRecorder(cs, nil)
 	h.metrics = NewMetrics(nil)
-	cfg.Out, cfg.Recorder, cfg.Metrics, cfg.Limiter = h.out, h.rec, h.metrics, fastLimiter()
+	cfg.Recorder, cfg.Metrics, cfg.Limiter = h.rec, h.metrics, fastLimiter()
+	// The lines kubectl rollplan reload --watch prints for the outcomes.
+	cfg.Report = func(o Outcome) { printer.ReloadOutcome(h.out, string(o.Type), o.Namespace, o.Name, o.Message) }
 	c, err := New(cs, cfg)
 	if err != nil {
 		t.Fatal(err)

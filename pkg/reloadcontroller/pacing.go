@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
-
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // rolloutWaiter wakes a worker waiting for a Deployment's rollout on each informer event of
@@ -103,5 +101,5 @@ func (c *Controller) rolloutFailed(d *appsv1.Deployment, why string) {
 	c.metrics.rolloutsFailed.Inc()
 	msg := "rollout of the config restart did not complete: " + why
 	c.cfg.Recorder.Eventf(d, corev1.EventTypeWarning, ReasonRolloutFailed, "%s", msg)
-	printer.ReloadRolloutFailed(c.out(), d.Namespace, d.Name, msg)
+	c.report(Outcome{Type: RolloutFailed, Namespace: d.Namespace, Name: d.Name, Message: msg})
 }

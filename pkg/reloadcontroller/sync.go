@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 )
 
@@ -119,12 +118,12 @@ func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload
 		return fmt.Errorf("adopt deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	c.metrics.annotationUpdates.Inc()
-	msg := printer.ReloadAdoptMessage(unrecordedRefs(dec))
+	msg := adoptMessage(unrecordedRefs(dec))
 	if note != "" {
 		msg += " (" + note + ")"
 	}
 	c.cfg.Recorder.Eventf(out, corev1.EventTypeNormal, ReasonAdopted, "%s", msg)
-	printer.ReloadAdopted(c.out(), d.Namespace, d.Name, msg)
+	c.report(Outcome{Type: Adopted, Namespace: d.Namespace, Name: d.Name, Message: msg})
 	return nil
 }
 
@@ -154,12 +153,12 @@ func (c *Controller) restart(ctx context.Context, d *appsv1.Deployment, dec relo
 	c.metrics.annotationUpdates.Inc()
 	c.metrics.restarts.Inc()
 	changed := changedRefs(dec)
-	msg := printer.ReloadRestartMessage(changed)
+	msg := restartMessage(changed)
 	if len(changed) == 0 && a.PossiblyStale {
-		msg = printer.ReloadFirstSightRestartMessage(a.Summary())
+		msg = firstSightRestartMessage(a.Summary())
 	}
 	c.cfg.Recorder.Eventf(out, corev1.EventTypeNormal, ReasonRestarted, "%s", msg)
-	printer.ReloadRestarted(c.out(), d.Namespace, d.Name, msg)
+	c.report(Outcome{Type: Restarted, Namespace: d.Namespace, Name: d.Name, Message: msg})
 	return out, nil
 }
 
@@ -188,7 +187,7 @@ func (c *Controller) reportRefusal(key string, d *appsv1.Deployment, dec reload.
 	}
 	c.metrics.refusals.Inc()
 	c.cfg.Recorder.Eventf(d, corev1.EventTypeWarning, ReasonRefused, "%s", msg)
-	printer.ReloadRefused(c.out(), msg)
+	c.report(Outcome{Type: Refused, Namespace: d.Namespace, Name: d.Name, Message: msg})
 }
 
 func (c *Controller) clearRefusal(key string) {
