@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +14,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
@@ -41,11 +44,11 @@ func (o *KindsOptions) statusOne(ctx context.Context, client kubernetes.Interfac
 		if err != nil {
 			return err
 		}
-		_, err = o.verdict(w, "")
+		_, err = o.verdict(ctx, client, w, &kindLast{})
 		return err
 	}
 	lw := kindListWatch(client, ref)
-	last := ""
+	last := &kindLast{}
 	_, err := watchtools.UntilWithSync(ctx, lw, kindObject(ref.Kind), nil, func(e watch.Event) (bool, error) {
 		switch e.Type {
 		case watch.Deleted:
@@ -58,8 +61,7 @@ func (o *KindsOptions) statusOne(ctx context.Context, client kubernetes.Interfac
 		if err != nil {
 			return false, err
 		}
-		v, err := o.verdict(w, last)
-		last = v.Message
+		v, err := o.verdict(ctx, client, w, last)
 		return v.Done, err
 	})
 	if ctx.Err() != nil && o.Timeout > 0 {
@@ -68,8 +70,15 @@ func (o *KindsOptions) statusOne(ctx context.Context, client kubernetes.Interfac
 	return err
 }
 
-// verdict prints kubectl's message unless it is last, and returns kubectl's error.
-func (o *KindsOptions) verdict(w workload.Workload, last string) (workload.Verdict, error) {
+// kindLast is what status last printed for an object: kubectl's message and the progress
+// line (with --watch, a line is printed again only when it changes).
+type kindLast struct{ message, progress string }
+
+// verdict prints kubectl's message unless it is the last one printed, then, while the
+// rollout is not done, the step it is at and what the controller does next or waits for
+// (pipeline.ReadKindProgress; a failed read is a warning, kubectl's verdict stands), and
+// returns kubectl's error.
+func (o *KindsOptions) verdict(ctx context.Context, client kubernetes.Interface, w workload.Workload, last *kindLast) (workload.Verdict, error) {
 	v, err := workload.Status(w)
 	if err != nil {
 		return v, err
@@ -77,8 +86,21 @@ func (o *KindsOptions) verdict(w workload.Workload, last string) (workload.Verdi
 	if v.Err != nil {
 		return v, v.Err
 	}
-	if v.Message != last {
+	if v.Message != last.message {
 		fmt.Fprint(o.Out, v.Message)
+		last.message = v.Message
+	}
+	if v.Done {
+		return v, nil
+	}
+	p, err := pipeline.ReadKindProgress(ctx, client, w.Ref(), time.Now())
+	if err != nil {
+		fmt.Fprintf(o.ErrOut, "warning: %s: where the rollout stands is unknown: %v\n", w.Ref(), err)
+		return v, nil
+	}
+	if line := printer.KindProgressLine(p); line != last.progress {
+		fmt.Fprint(o.Out, line)
+		last.progress = line
 	}
 	return v, nil
 }

@@ -135,3 +135,19 @@ func Patch(ctx context.Context, client kubernetes.Interface, w workload.Workload
 		return fmt.Errorf("patch %s in namespace %q: %w", ref, ref.Namespace, err)
 	}
 }
+
+// Nodes lists the cluster's nodes (one LIST, sent again through transient failures): what a
+// DaemonSet's plan needs.
+func Nodes(ctx context.Context, client kubernetes.Interface) ([]*corev1.Node, error) {
+	l, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*corev1.NodeList, error) {
+		return client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the nodes: %w", err)
+	}
+	out := make([]*corev1.Node, 0, len(l.Items))
+	for i := range l.Items {
+		out = append(out, &l.Items[i])
+	}
+	return out, nil
+}
