@@ -12,10 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/kubectl/pkg/polymorphichelpers"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
@@ -159,7 +156,7 @@ func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
 		if dep == nil || dep.Generation < gen {
 			return false, nil
 		}
-		m, done, err := RolloutStatus(dep, revision)
+		m, done, err := watch.RolloutStatus(dep, revision)
 		msg = m
 		if err != nil && dep.Status.ObservedGeneration >= gen {
 			// A revision mismatch can be the controller not having synced yet.
@@ -199,19 +196,6 @@ func trimNL(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// RolloutStatus reports what `kubectl rollout status --revision` says of d: a message,
-// whether the rollout is complete, and an error for a revision mismatch or an exceeded
-// progress deadline. revision 0 does not check it.
-//
-// Calls DeploymentStatusViewer.Status, k8s.io/kubectl/pkg/polymorphichelpers, v0.36.3.
-func RolloutStatus(d *appsv1.Deployment, revision int64) (string, bool, error) {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
-	if err != nil {
-		return "", false, err
-	}
-	return (&polymorphichelpers.DeploymentStatusViewer{}).Status(&unstructured.Unstructured{Object: u}, revision)
 }
 
 // tidy removes the copies of the drive annotation the controller made on the ReplicaSets

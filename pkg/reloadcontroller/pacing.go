@@ -7,9 +7,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/kubectl/pkg/polymorphichelpers"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
 // rolloutWaiter wakes a worker waiting for a Deployment's rollout on each informer event of
@@ -64,7 +63,7 @@ func (c *Controller) waitRollout(ctx context.Context, key string, patched *appsv
 		if d == nil || d.UID != patched.UID {
 			return nil
 		}
-		complete, err := rolloutComplete(d, patched.Generation)
+		_, complete, err := watch.RolloutComplete(d, patched.Generation)
 		if complete {
 			return nil
 		}
@@ -81,20 +80,6 @@ func (c *Controller) waitRollout(ctx context.Context, key string, patched *appsv
 		case <-woken:
 		}
 	}
-}
-
-// rolloutComplete reports whether d's rollout of generation (or a later one) completed;
-// err: it exceeded its progress deadline.
-func rolloutComplete(d *appsv1.Deployment, generation int64) (bool, error) {
-	if d.Status.ObservedGeneration < generation {
-		return false, nil
-	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
-	if err != nil {
-		return false, err
-	}
-	_, done, err := (&polymorphichelpers.DeploymentStatusViewer{}).Status(&unstructured.Unstructured{Object: content}, 0)
-	return done, err
 }
 
 func (c *Controller) rolloutFailed(d *appsv1.Deployment, why string) {

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/watch"
@@ -183,7 +182,7 @@ func (t *Target) changed() string {
 }
 
 // waitComplete waits until the controller has observed dep's generation and reports the
-// rollout complete, as `kubectl rollout status` decides (drive.RolloutStatus).
+// rollout complete, as `kubectl rollout status` decides (watch.RolloutComplete).
 func (p *pacer) waitComplete(ctx context.Context, dep *appsv1.Deployment) error {
 	timeout := p.o.Timeout
 	if timeout <= 0 {
@@ -200,10 +199,7 @@ func (p *pacer) waitComplete(ctx context.Context, dep *appsv1.Deployment) error 
 		if now == nil {
 			return false, fmt.Errorf("deployment %s/%s was deleted during its rollout", dep.Namespace, dep.Name)
 		}
-		if now.Status.ObservedGeneration < dep.Generation {
-			return false, nil
-		}
-		m, done, err := drive.RolloutStatus(now, 0)
+		m, done, err := watch.RolloutComplete(now, dep.Generation)
 		msg = m
 		return done, err
 	}
