@@ -9,7 +9,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
 
 // configObjects returns the v1 ConfigMaps and Secrets of a manifest set, in order.
@@ -34,7 +34,7 @@ func configObjectsWithSources(set *manifest.Set) ([]*unstructured.Unstructured, 
 
 // runConfig previews a manifest set of ConfigMaps and Secrets (and no Deployment): each is
 // dry-run on the server, and the Deployments of its namespace whose pods would see a changed
-// key are shown with the restart's plan (oneshot.PreviewConfig); -o: a RolloutPlanList of
+// key are shown with the restart's plan (reloadoneshot.PreviewConfig); -o: a RolloutPlanList of
 // the restarts, as a mixed set's config restarts (manifest.change ConfigRestart, with the
 // config section). Nothing is changed.
 func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs []*unstructured.Unstructured) error {
@@ -48,7 +48,7 @@ func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs 
 	if err != nil {
 		return err
 	}
-	p, err := oneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness), o.readFleet)
+	p, err := reloadoneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness), o.readFleet)
 	if err != nil {
 		return err
 	}

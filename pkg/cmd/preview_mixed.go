@@ -10,7 +10,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
 
 // ChangeConfigRestart marks, in PlanManifest.Change, the plan of a live Deployment that a
@@ -18,10 +18,10 @@ import (
 const ChangeConfigRestart = "ConfigRestart"
 
 // setConfig is the config-restart part of a manifest set that holds Deployments and
-// ConfigMaps/Secrets: their preview (oneshot.PreviewConfig, dry runs only) without the
+// ConfigMaps/Secrets: their preview (reloadoneshot.PreviewConfig, dry runs only) without the
 // Deployments the set itself updates, and a note for each of those that sees a changed key.
 type setConfig struct {
-	preview *oneshot.ConfigPreview
+	preview *reloadoneshot.ConfigPreview
 	sources []string // the file of each preview.Changes[i]
 	notes   []string
 }
@@ -39,12 +39,12 @@ func (o *PreviewOptions) setConfigRestarts(ctx context.Context, set *manifest.Se
 	if err != nil {
 		return nil, err
 	}
-	p, err := oneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness), o.readFleet)
+	p, err := reloadoneshot.PreviewConfig(ctx, cs, objs, planner.Readiness(o.Readiness), o.readFleet)
 	if err != nil {
 		return nil, err
 	}
 	sc := &setConfig{preview: p, sources: sources}
-	var kept []*oneshot.Target
+	var kept []*reloadoneshot.Target
 	for _, t := range p.Targets {
 		if r := updatedBySet(results, t); r != nil {
 			sc.notes = append(sc.notes, fmt.Sprintf("Note: deployment %s: %s, but the set changes it (%s, %s): it is planned once, from the set", t.Name(), t.Reason, r.Change, r.Source))
@@ -58,7 +58,7 @@ func (o *PreviewOptions) setConfigRestarts(ctx context.Context, set *manifest.Se
 
 // updatedBySet is the set's result for t's Deployment when applying the set changes it
 // (Create or Update, or a failed plan), else nil.
-func updatedBySet(results []manifest.Result, t *oneshot.Target) *manifest.Result {
+func updatedBySet(results []manifest.Result, t *reloadoneshot.Target) *manifest.Result {
 	d := t.State.Deployment
 	for i, r := range results {
 		if r.Ref.Name == d.Name && (r.Ref.Namespace == "" || r.Ref.Namespace == d.Namespace) && r.Change != manifest.ChangeNone {

@@ -21,7 +21,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -266,8 +266,8 @@ func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.In
 	if err != nil {
 		return err
 	}
-	targets, err := oneshot.Assess(ctx, client, cluster.NewConfig(client), states,
-		oneshot.AssessOptions{Adopt: o.Adopt, Readiness: planner.Readiness(o.Readiness)})
+	targets, err := reloadoneshot.Assess(ctx, client, cluster.NewConfig(client), states,
+		reloadoneshot.AssessOptions{Adopt: o.Adopt, Readiness: planner.Readiness(o.Readiness)})
 	if err != nil {
 		return err
 	}
@@ -302,7 +302,7 @@ func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.In
 			return nil
 		}
 	}
-	results := oneshot.Restart(ctx, client, targets, o.runOptions(client))
+	results := reloadoneshot.Restart(ctx, client, targets, o.runOptions(client))
 	fmt.Fprintln(result)
 	if errs := printer.PrintReloadResults(result, results, printer.DryRunSuffix(o.DryRun)); len(errs) > 0 {
 		return utilerrors.NewAggregate(errs)
@@ -311,7 +311,7 @@ func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.In
 }
 
 // refusals is one line naming every refused Deployment, or nil: nothing is written then.
-func refusals(targets []*oneshot.Target) error {
+func refusals(targets []*reloadoneshot.Target) error {
 	var msgs []string
 	for _, t := range targets {
 		if err := t.Refusal(); err != nil {
@@ -324,7 +324,7 @@ func refusals(targets []*oneshot.Target) error {
 	return fmt.Errorf("%s; nothing was written", strings.Join(msgs, "; "))
 }
 
-func countWrites(targets []*oneshot.Target) int {
+func countWrites(targets []*reloadoneshot.Target) int {
 	n := 0
 	for _, t := range targets {
 		if t.Action == reload.ActionRestart || t.Action == reload.ActionAdopt {
@@ -334,11 +334,11 @@ func countWrites(targets []*oneshot.Target) int {
 	return n
 }
 
-func dryRunResults(targets []*oneshot.Target) []oneshot.Result {
-	var out []oneshot.Result
+func dryRunResults(targets []*reloadoneshot.Target) []reloadoneshot.Result {
+	var out []reloadoneshot.Result
 	for _, t := range targets {
 		if t.Action == reload.ActionRestart || t.Action == reload.ActionAdopt {
-			out = append(out, oneshot.Result{Target: t})
+			out = append(out, reloadoneshot.Result{Target: t})
 		}
 	}
 	return out
@@ -370,8 +370,8 @@ func readYes(r io.Reader) bool {
 }
 
 // runOptions are the pacing and write options of the flags.
-func (o *ReloadOptions) runOptions(client kubernetes.Interface) oneshot.RunOptions {
-	ro := oneshot.RunOptions{
+func (o *ReloadOptions) runOptions(client kubernetes.Interface) reloadoneshot.RunOptions {
+	ro := reloadoneshot.RunOptions{
 		MaxConcurrent: o.MaxConcurrent,
 		Timeout:       o.Timeout,
 		Write:         kube.Options{FieldManager: o.FieldManager, DryRun: o.DryRun == cmdutil.DryRunServer},

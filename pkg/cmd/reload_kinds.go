@@ -13,12 +13,12 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
 
 // reloadKinds restarts, after the Deployments, the opted-in StatefulSets and DaemonSets of
 // the namespace (every namespace with -A; -l narrows) whose pods see a changed key
-// (oneshot.RestartKinds), one at a time, waiting for each rollout (--timeout). It runs for
+// (reloadoneshot.RestartKinds), one at a time, waiting for each rollout (--timeout). It runs for
 // -l/--all/-A only (named targets are Deployments), not with --adopt, and writes with --yes
 // or --dry-run=server (there is no prompt for these kinds yet); with --dry-run=client it
 // writes nothing. One line per restart on stdout (stderr with -o).
@@ -30,7 +30,7 @@ func (o *ReloadOptions) reloadKinds(ctx context.Context, client kubernetes.Inter
 		return nil
 	}
 	ns := o.Selection.Namespace // -A: "" (every namespace)
-	res, err := oneshot.RestartKinds(ctx, client, cluster.NewConfig(client), ns, oneshot.KindOptions{
+	res, err := reloadoneshot.RestartKinds(ctx, client, cluster.NewConfig(client), ns, reloadoneshot.KindOptions{
 		Selector: o.Select.Selector, DryRun: o.DryRun == cmdutil.DryRunServer, Timeout: o.Timeout, FieldManager: o.FieldManager,
 	})
 	if err != nil {
@@ -59,13 +59,13 @@ func (o *ReloadOptions) reloadKinds(ctx context.Context, client kubernetes.Inter
 }
 
 // pollKinds is the watch mode for StatefulSets and DaemonSets: every interval (the grace
-// period, at least 2s) it runs oneshot.RestartKinds over namespace ("" all) and selector,
+// period, at least 2s) it runs reloadoneshot.RestartKinds over namespace ("" all) and selector,
 // printing each restart on out and each error on errOut, until ctx ends. Not with leader
 // election (runReloadWatch does not start it then).
 func pollKinds(ctx context.Context, client kubernetes.Interface, namespace, selector string, timeout time.Duration, fieldManager string, interval time.Duration, out, errOut io.Writer) {
 	config := func() *cluster.Config { return cluster.NewConfig(client) }
 	for {
-		res, err := oneshot.RestartKinds(ctx, client, config(), namespace, oneshot.KindOptions{Selector: selector, Timeout: timeout, FieldManager: fieldManager})
+		res, err := reloadoneshot.RestartKinds(ctx, client, config(), namespace, reloadoneshot.KindOptions{Selector: selector, Timeout: timeout, FieldManager: fieldManager})
 		if apierrors.IsForbidden(err) {
 			// The shipped Role (deploy/reload) grants Deployments only: these kinds are off.
 			fmt.Fprintln(errOut, "StatefulSets and DaemonSets are not watched: this identity may not list them (grant get, list and patch on statefulsets and daemonsets to watch them)")

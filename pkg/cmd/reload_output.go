@@ -7,7 +7,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
 
 // newReloadOutputFlags is reload's -o: json, yaml, jsonpath, go-template of a RolloutPlanList.
@@ -38,7 +38,7 @@ func (o *ReloadOptions) validateOutput() error {
 // printAssessment prints the assessed targets: the human table and plans, or with -o one
 // RolloutPlanList (every target an item, in order: the restart's plan, or the Deployment as
 // it stands, with its config section).
-func (o *ReloadOptions) printAssessment(targets []*oneshot.Target) error {
+func (o *ReloadOptions) printAssessment(targets []*reloadoneshot.Target) error {
 	if o.Output.Human() {
 		return printer.PrintReload(o.Out, targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30})
 	}

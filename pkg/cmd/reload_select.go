@@ -13,7 +13,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -51,11 +51,11 @@ func (o *ReloadOptions) load(ctx context.Context, client kubernetes.Interface) (
 	return states, nil
 }
 
-// driveRestart returns the oneshot.RunOptions.Drive of --drive: each restart's Desired
+// driveRestart returns the reloadoneshot.RunOptions.Drive of --drive: each restart's Desired
 // Deployment walked by drive (with --interval, --progress-timeout, --lease-duration), asking
 // before each step on a terminal unless --yes.
-func (o *ReloadOptions) driveRestart(client kubernetes.Interface) func(context.Context, *oneshot.Target) error {
-	return func(ctx context.Context, t *oneshot.Target) error {
+func (o *ReloadOptions) driveRestart(client kubernetes.Interface) func(context.Context, *reloadoneshot.Target) error {
+	return func(ctx context.Context, t *reloadoneshot.Target) error {
 		dep := t.State.Deployment
 		opts := drive.Options{
 			Client: client, Namespace: dep.Namespace, Name: dep.Name, Desired: t.Desired,

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
 
 // PrintReload writes the human form of a reload's assessment: one table of the Deployments
@@ -15,7 +15,7 @@ import (
 // unrecorded) and what reload does (ACTION), then the first-sight evidence and refusals,
 // then, for each restart, its rollout plan (PrintPlan). Names, states and times only: no
 // config value and no checksum is printed.
-func PrintReload(w io.Writer, targets []*oneshot.Target, opts PlanOptions) error {
+func PrintReload(w io.Writer, targets []*reloadoneshot.Target, opts PlanOptions) error {
 	if len(targets) == 0 {
 		_, err := fmt.Fprintln(w, "No Deployments selected (with -l or --all, only Deployments annotated rollplan.dev/reload: \"true\", reloader.stakater.com/auto: \"true\" or com.xing.deployment-restart: enabled are).")
 		return err
@@ -44,7 +44,7 @@ func PrintReload(w io.Writer, targets []*oneshot.Target, opts PlanOptions) error
 // reload's columns: CONFIG, each reference with the keys the pods see and its state, and
 // ACTION. The plan's columns are those of the restart (a Deployment not restarted shows
 // "-"); a refused one shows its refusal as OUTCOME.
-func printReloadTable(w io.Writer, targets []*oneshot.Target) error {
+func printReloadTable(w io.Writer, targets []*reloadoneshot.Target) error {
 	s := Summary{ExtraColumns: []string{"CONFIG", "ACTION"}}
 	for _, t := range targets {
 		dep := t.State.Deployment
@@ -90,7 +90,7 @@ func stateWord(s reload.RefStatus) string {
 	return string(s.State)
 }
 
-func actionWord(t *oneshot.Target) string {
+func actionWord(t *reloadoneshot.Target) string {
 	if t.Refusal() != nil {
 		return "refused"
 	}
@@ -110,7 +110,7 @@ func actionWord(t *oneshot.Target) string {
 }
 
 // printReloadNotes writes the evidence of first-sight judgements and the refusals.
-func printReloadNotes(w io.Writer, targets []*oneshot.Target) {
+func printReloadNotes(w io.Writer, targets []*reloadoneshot.Target) {
 	first := true
 	note := func(format string, args ...any) {
 		if first {
@@ -132,7 +132,7 @@ func printReloadNotes(w io.Writer, targets []*oneshot.Target) {
 	}
 }
 
-func restartReason(t *oneshot.Target) string {
+func restartReason(t *reloadoneshot.Target) string {
 	if t.Reason != "" {
 		return t.Reason
 	}
@@ -151,7 +151,7 @@ func restartReason(t *oneshot.Target) string {
 // PrintReloadResults writes kubectl's result line for each write of a reload
 // ("deployment.apps/web restarted", "... config checksums adopted", with the dry-run
 // suffix) and returns the failures, in order.
-func PrintReloadResults(w io.Writer, results []oneshot.Result, suffix string) []error {
+func PrintReloadResults(w io.Writer, results []reloadoneshot.Result, suffix string) []error {
 	var errs []error
 	for _, r := range results {
 		if r.Err != nil {
@@ -171,7 +171,7 @@ func PrintReloadResults(w io.Writer, results []oneshot.Result, suffix string) []
 // line per object (created or updated, from the server-side dry run), then the Deployments
 // whose pods would see a changed key as PrintReload shows them (table, refusals, each
 // restart's plan), or that none would. Names only: no value, no checksum.
-func PrintConfigPreview(w io.Writer, p *oneshot.ConfigPreview, opts PlanOptions) error {
+func PrintConfigPreview(w io.Writer, p *reloadoneshot.ConfigPreview, opts PlanOptions) error {
 	for _, c := range p.Changes {
 		what := "updated"
 		if c.Before == nil {
@@ -191,7 +191,7 @@ func PrintConfigPreview(w io.Writer, p *oneshot.ConfigPreview, opts PlanOptions)
 // Deployments (below the set's plans): a heading, then PrintConfigPreview of p, then notes
 // (one line each: a Deployment of the set that also sees a changed key, planned from the
 // set only). Names only: no value, no checksum.
-func PrintSetConfigPreview(w io.Writer, p *oneshot.ConfigPreview, notes []string, opts PlanOptions) error {
+func PrintSetConfigPreview(w io.Writer, p *reloadoneshot.ConfigPreview, notes []string, opts PlanOptions) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Config restarts: the set's ConfigMaps and Secrets, and the live Deployments whose pods would see a changed key")
 	if err := PrintConfigPreview(w, p, opts); err != nil {

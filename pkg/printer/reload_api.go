@@ -8,7 +8,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
 
 // The decisions of PlanConfig.Decision.
@@ -28,9 +28,9 @@ const (
 )
 
 // NewReloadPlan is the RolloutPlan of one reload target: plan (the restart's rollout for a
-// restart, the Deployment as it stands otherwise: oneshot.Target.OutputPlan) with the Config
+// restart, the Deployment as it stands otherwise: reloadoneshot.Target.OutputPlan) with the Config
 // section of t (NewPlanConfig).
-func NewReloadPlan(t *oneshot.Target, plan *planner.Plan) *v1alpha1.RolloutPlan {
+func NewReloadPlan(t *reloadoneshot.Target, plan *planner.Plan) *v1alpha1.RolloutPlan {
 	out := NewRolloutPlan(plan, nil)
 	out.Config = NewPlanConfig(t)
 	return out
@@ -41,7 +41,7 @@ func NewReloadPlan(t *oneshot.Target, plan *planner.Plan) *v1alpha1.RolloutPlan 
 // evidence), the decision (refuse whenever t.Refusal is set, so a paused Deployment's
 // restart is refuse) and its reason. Names, keys, states and times only: never a value or a
 // checksum.
-func NewPlanConfig(t *oneshot.Target) *v1alpha1.PlanConfig {
+func NewPlanConfig(t *reloadoneshot.Target) *v1alpha1.PlanConfig {
 	evidence := map[string]reload.Evidence{}
 	for _, e := range t.Assessment.Evidence {
 		evidence[e.Ref] = e
@@ -71,7 +71,7 @@ func NewPlanConfig(t *oneshot.Target) *v1alpha1.PlanConfig {
 }
 
 // configDecision is the decision word of t and its one-line reason.
-func configDecision(t *oneshot.Target) (string, string) {
+func configDecision(t *reloadoneshot.Target) (string, string) {
 	if err := t.Refusal(); err != nil {
 		return ConfigDecisionRefuse, err.Error()
 	}
@@ -95,7 +95,7 @@ func apiTime(t time.Time) metav1.Time { return metav1.NewTime(t.UTC().Truncate(t
 
 // NewReloadPlanList is the RolloutPlanList of a reload: one item per target, in order
 // (NewReloadPlan of each with plans[i]).
-func NewReloadPlanList(targets []*oneshot.Target, plans []*planner.Plan) *v1alpha1.RolloutPlanList {
+func NewReloadPlanList(targets []*reloadoneshot.Target, plans []*planner.Plan) *v1alpha1.RolloutPlanList {
 	items := make([]*v1alpha1.RolloutPlan, len(targets))
 	for i, t := range targets {
 		items[i] = NewReloadPlan(t, plans[i])

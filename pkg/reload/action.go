@@ -46,7 +46,7 @@ func Choose(d Decision, a Assessment, adopt bool) Action {
 // PausedRefusal is why a restart of dep may not be written, or nil: dep is paused, and
 // the Deployment controller does not roll a paused Deployment out until it is resumed
 // (kubectl rollout restart refuses it too). The message names dep as namespace/name and
-// says what to run. Both the one-shot command (oneshot.Target.Refusal) and the --watch
+// says what to run. Both the one-shot command (reloadoneshot.Target.Refusal) and the --watch
 // controller use it.
 func PausedRefusal(dep *appsv1.Deployment) error {
 	if dep == nil || !dep.Spec.Paused {

@@ -45,7 +45,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	action := watchAction(dec, a)
 	if action == reload.ActionRestart && d.Spec.Paused {
-		// As the one-shot command (oneshot.Target.Refusal) and kubectl rollout restart: the
+		// As the one-shot command (reloadoneshot.Target.Refusal) and kubectl rollout restart: the
 		// controller would not roll a paused Deployment out. Resuming it queues it again.
 		action = reload.ActionRefuse
 		dec.Refusal = reload.PausedRefusal(d)

@@ -1,4 +1,4 @@
-package oneshot
+package reloadoneshot
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package oneshot is the I/O around pkg/reload's decisions for `kubectl rollplan reload`
+// Package reloadoneshot is the I/O around pkg/reload's decisions for `kubectl rollplan reload`
 // (one run, no watch): Assess reads what each selected Deployment's pods reference (one
 // GET per ConfigMap or Secret, through cluster.Config: digests only, no Secret value kept),
 // asks reload.Decide, reload.AssessFirstSight and reload.Choose, and plans each restart with
@@ -8,4 +8,4 @@
 // status` decides, before the next starts; or each walked by a drive.
 //
 // Decisions stay in pkg/reload; this package only reads, calls them, writes and waits.
-package oneshot
+package reloadoneshot
