@@ -38,6 +38,7 @@ func stallRollout(t *testing.T, c *framework.Cluster, mutate func(*corev1.PodTem
 	ns := c.Namespace(t)
 	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("25%", "25%"))
 	c.WaitForRollout(t, ns, "web", time.Minute)
+	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
 	began := time.Now()
 	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { mutate(&d.Spec.Template) })
 	return ns, began
@@ -168,21 +169,9 @@ func TestStallQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Quota admission charges against status.used, which the resourcequota controller
-	// (hack/cluster/up.sh runs it) fills in: wait for it before the rollout.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got, err := c.Client.CoreV1().ResourceQuotas(ns).Get(t.Context(), "pods", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got.Status.Hard) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the ResourceQuota's status.hard is still empty after 30s: is the resourcequota-controller running (hack/cluster/up.sh)?")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// (hack/cluster/up.sh runs it) fills in: wait for it before the rollout, and for both
+	// pods counted before the update.
+	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second)
 	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
 	c.WaitForRollout(t, ns, "web", time.Minute)
 	began := time.Now()
