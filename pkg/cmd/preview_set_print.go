@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
@@ -37,15 +38,17 @@ func (o *PreviewOptions) printSets(set *manifest.Set, runs []setRun, sc *setConf
 		for _, r := range run.Results {
 			row := printer.SummaryRow{Context: run.Context, Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
 			if r.Err == nil {
-				stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled
+				stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled || (r.Feasibility != nil && r.Feasibility.Stall != nil)
 				row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
 				row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
 				row.Plan.Context = run.Context
+				row.Plan.Feasibility = printer.NewPlanFeasibility(r.Feasibility)
 				plans = append(plans, row.Plan)
 			}
 			summary.Rows = append(summary.Rows, row)
 		}
 	}
+	addFeasibilityColumn(&summary)
 	if err := o.printSetPlans(set, runs, summary, plans, sc); err != nil {
 		return err
 	}
@@ -148,7 +151,27 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, runs []setRun, summary
 			if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
 				return err
 			}
+			if err := printer.PrintFeasibility(o.Out, r.Feasibility); err != nil {
+				return err
+			}
 		}
 	}
 	return sc.print(o)
+}
+
+// addFeasibilityColumn appends the FEASIBILITY column to s when a plan of its rows has
+// something to say (a feasibility section), as preview's many-Deployment summary does; a
+// summary whose plans have none is left as it was.
+func addFeasibilityColumn(s *printer.Summary) {
+	if !slices.ContainsFunc(s.Rows, func(r printer.SummaryRow) bool { return r.Plan != nil && r.Plan.Feasibility != nil }) {
+		return
+	}
+	s.ExtraColumns = append(s.ExtraColumns, printer.FeasibilityColumn)
+	for i, r := range s.Rows {
+		cell := ""
+		if r.Plan != nil {
+			cell = printer.FeasibilityCell(r.Plan.Feasibility)
+		}
+		s.Rows[i].Extra = append(s.Rows[i].Extra, cell)
+	}
 }
