@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ func PrintReload(w io.Writer, targets []*oneshot.Target, opts PlanOptions) error
 		if err := PrintPlan(w, t.Plan, opts); err != nil {
 			return err
 		}
+		if err := PrintFeasibility(w, t.Feasibility); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -61,7 +65,24 @@ func printReloadTable(w io.Writer, targets []*oneshot.Target) error {
 		}
 		s.Rows = append(s.Rows, row)
 	}
+	addReloadFeasibility(&s, targets)
 	return PrintSummary(w, s)
+}
+
+// addReloadFeasibility appends the FEASIBILITY column (FeasibilityCell of each restart's
+// checks) when a restart's checks have something to say; "-" for a Deployment not restarted.
+func addReloadFeasibility(s *Summary, targets []*oneshot.Target) {
+	if !slices.ContainsFunc(targets, func(t *oneshot.Target) bool { return t.Feasibility != nil }) {
+		return
+	}
+	s.ExtraColumns = append(s.ExtraColumns, FeasibilityColumn)
+	for i, t := range targets {
+		cell := ""
+		if t.Feasibility != nil {
+			cell = FeasibilityCell(NewPlanFeasibility(t.Feasibility))
+		}
+		s.Rows[i].Extra = append(s.Rows[i].Extra, cell)
+	}
 }
 
 // configCell is "configmap/app[A]: changed, secret/db[*]: current"; "-" without references.
