@@ -49,6 +49,7 @@ func (o *PreviewOptions) printSets(set *manifest.Set, runs []setRun, sc *setConf
 		}
 	}
 	addFeasibilityColumn(&summary)
+	stalled = stalled || (sc != nil && restartsStall(sc.preview.Targets))
 	if err := o.printSetPlans(set, runs, summary, plans, sc); err != nil {
 		return err
 	}

@@ -74,3 +74,42 @@ func TestReloadFeasibilityQuotaStall(t *testing.T) {
 		t.Errorf("--checks=none:\n%s", out)
 	}
 }
+
+// The config restarts a preview of a ConfigMap manifest shows are checked as reload's are:
+// api (3 replicas, maxUnavailable 25% = 0) cannot get its surge pod past a used-up pods
+// quota; --fail-on-stall exits 3; in a set with a Deployment, the config restart's stall
+// counts too.
+func TestPreviewConfigRestartFeasibility(t *testing.T) {
+	hard := corev1.ResourceList{corev1.ResourcePods: resource.MustParse("6")}
+	objs := []runtime.Object{
+		&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: testutil.DefaultNamespace, Name: "pods"},
+			Spec: corev1.ResourceQuotaSpec{Hard: hard}, Status: corev1.ResourceQuotaStatus{Hard: hard, Used: hard}},
+		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Namespace: testutil.DefaultNamespace, Name: "none"}},
+	}
+	failOnStall := func(o *PreviewOptions) { o.FailOnStall = true }
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", mixedConfigManifest)
+	_, out, errOut, code, msg := previewConfigSetIn(t, dir, "", failOnStall, objs...)
+	if code != ExitStalled || strings.Count(out.String(), "Stalled at step 1: Quota: ") != 2 || !strings.Contains(out.String(), "Stalled@1:Quota") {
+		t.Errorf("config preview: exit %d (%s%s), want %d and both restarts stalled by the quota:\n%s", code, msg, errOut, ExitStalled, out)
+	}
+	_, out, _, code, _ = previewConfigSetIn(t, dir, "", func(o *PreviewOptions) { o.FailOnStall, o.Checks = true, "none" }, objs...)
+	if code != ExitOK || strings.Contains(out.String(), "Stalled at") {
+		t.Errorf("--checks=none: exit %d:\n%s", code, out)
+	}
+
+	writeFile(t, dir, "web.yaml", mixedWebManifest)
+	_, out, _, code, _ = previewConfigSetIn(t, dir, "json", failOnStall, objs...)
+	var l v1alpha1.RolloutPlanList
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range l.Items {
+		if f := p.Feasibility; f == nil || f.Stall == nil || f.Stall.Reason != "Quota" {
+			t.Errorf("%s (%s): feasibility %+v, want a Quota stall", p.Deployment.Name, p.Manifest.Change, f)
+		}
+	}
+	if code != ExitStalled || len(l.Items) != 2 {
+		t.Errorf("set: exit %d, %d items; want %d, web's plan and api's config restart", code, len(l.Items), ExitStalled)
+	}
+}
