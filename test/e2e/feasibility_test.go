@@ -33,14 +33,28 @@ func TestFeasibilityQuotaStall(t *testing.T) {
 	}
 	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
 	c.WaitForRollout(t, ns, "web", time.Minute)
-	waitQuotaPods(t, c, ns, "pods", 2) // the resourcequota controller's status.used
+	// The quota's status.used (the resourcequota controller's) must count both pods.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := c.Client.CoreV1().ResourceQuotas(ns).Get(t.Context(), "pods", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := got.Status.Used[corev1.ResourcePods]; u.Value() == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the quota's status.used is %v after 30s, want pods: 2", got.Status.Used)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	res := c.Plugin(t, "preview", "deploy/web", "-n", ns, "--image", "app=nginx:1.19", "--fail-on-stall")
 	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
 	if res.ExitCode != 3 || !strings.Contains(res.Stdout, "Stalled at step 1: Quota: ") || !strings.Contains(res.Stdout, "resourcequota/pods") {
 		t.Fatalf("preview: exit %d, want 3 and a Quota stall at step 1 naming resourcequota/pods", res.ExitCode)
 	}
 	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
-	deadline := time.Now().Add(30 * time.Second)
+	deadline = time.Now().Add(30 * time.Second)
 	for {
 		rss, err := c.Client.AppsV1().ReplicaSets(ns).List(t.Context(), metav1.ListOptions{})
 		if err != nil {
