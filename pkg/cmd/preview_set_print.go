@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
@@ -48,7 +47,15 @@ func (o *PreviewOptions) printSets(set *manifest.Set, runs []setRun, sc *setConf
 			summary.Rows = append(summary.Rows, row)
 		}
 	}
-	addFeasibilityColumn(&summary)
+	var feasibility []*v1alpha1.PlanFeasibility
+	for _, r := range summary.Rows {
+		if r.Plan != nil {
+			feasibility = append(feasibility, r.Plan.Feasibility)
+		} else {
+			feasibility = append(feasibility, nil)
+		}
+	}
+	printer.AddFeasibilityColumn(&summary, feasibility)
 	stalled = stalled || (sc != nil && restartsStall(sc.preview.Targets))
 	if err := o.printSetPlans(set, runs, summary, plans, sc); err != nil {
 		return err
@@ -158,21 +165,4 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, runs []setRun, summary
 		}
 	}
 	return sc.print(o)
-}
-
-// addFeasibilityColumn appends the FEASIBILITY column to s when a plan of its rows has
-// something to say (a feasibility section), as preview's many-Deployment summary does; a
-// summary whose plans have none is left as it was.
-func addFeasibilityColumn(s *printer.Summary) {
-	if !slices.ContainsFunc(s.Rows, func(r printer.SummaryRow) bool { return r.Plan != nil && r.Plan.Feasibility != nil }) {
-		return
-	}
-	s.ExtraColumns = append(s.ExtraColumns, printer.FeasibilityColumn)
-	for i, r := range s.Rows {
-		cell := ""
-		if r.Plan != nil {
-			cell = printer.FeasibilityCell(r.Plan.Feasibility)
-		}
-		s.Rows[i].Extra = append(s.Rows[i].Extra, cell)
-	}
 }

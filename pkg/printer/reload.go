@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload/oneshot"
 )
@@ -50,7 +51,9 @@ func PrintReload(w io.Writer, targets []*oneshot.Target, opts PlanOptions) error
 // "-"); a refused one shows its refusal as OUTCOME.
 func printReloadTable(w io.Writer, targets []*oneshot.Target) error {
 	s := Summary{ExtraColumns: []string{"CONFIG", "ACTION"}}
+	var feasibility []*v1alpha1.PlanFeasibility // each restart's checks (nil: none, or not restarted)
 	for _, t := range targets {
+		feasibility = append(feasibility, NewPlanFeasibility(t.Feasibility))
 		dep := t.State.Deployment
 		row := SummaryRow{Namespace: dep.Namespace, Name: dep.Name, Change: "none", Err: t.Refusal(),
 			Extra: []string{configCell(t.Decision.Refs), actionWord(t)}}
@@ -65,23 +68,20 @@ func printReloadTable(w io.Writer, targets []*oneshot.Target) error {
 		}
 		s.Rows = append(s.Rows, row)
 	}
-	addReloadFeasibility(&s, targets)
+	AddFeasibilityColumn(&s, feasibility)
 	return PrintSummary(w, s)
 }
 
-// addReloadFeasibility appends the FEASIBILITY column (FeasibilityCell of each restart's
-// checks) when a restart's checks have something to say; "-" for a Deployment not restarted.
-func addReloadFeasibility(s *Summary, targets []*oneshot.Target) {
-	if !slices.ContainsFunc(targets, func(t *oneshot.Target) bool { return t.Feasibility != nil }) {
+// AddFeasibilityColumn appends to s the FEASIBILITY column (FeasibilityCell of fs[i] for
+// row i; fs has one entry per row) when one of fs is set; a summary whose plans have no
+// feasibility section is left as it was, so it prints as before the checks.
+func AddFeasibilityColumn(s *Summary, fs []*v1alpha1.PlanFeasibility) {
+	if !slices.ContainsFunc(fs, func(f *v1alpha1.PlanFeasibility) bool { return f != nil }) {
 		return
 	}
 	s.ExtraColumns = append(s.ExtraColumns, FeasibilityColumn)
-	for i, t := range targets {
-		cell := ""
-		if t.Feasibility != nil {
-			cell = FeasibilityCell(NewPlanFeasibility(t.Feasibility))
-		}
-		s.Rows[i].Extra = append(s.Rows[i].Extra, cell)
+	for i, f := range fs {
+		s.Rows[i].Extra = append(s.Rows[i].Extra, FeasibilityCell(f))
 	}
 }
 
