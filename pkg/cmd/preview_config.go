@@ -52,6 +52,9 @@ func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs 
 	if err != nil {
 		return err
 	}
+	if err := restartChecks(ctx, cs, o.Checks, planner.Readiness(o.Readiness), p.Targets); err != nil {
+		return err
+	}
 	if !o.Output.Human() {
 		_, sources := configObjectsWithSources(set)
 		pr, err := o.Output.ToPrinter()
@@ -63,6 +66,9 @@ func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs 
 		}
 	} else if err := printer.PrintConfigPreview(o.Out, p, o.planOptions(nil)); err != nil {
 		return err
+	}
+	if len(set.Errors) == 0 && o.FailOnStall && restartsStall(p.Targets) {
+		return NewExitError(ExitStalled, "")
 	}
 	return o.reportErrors(set.Errors)
 }

@@ -53,6 +53,9 @@ func (o *PreviewOptions) setConfigRestarts(ctx context.Context, set *manifest.Se
 		kept = append(kept, t)
 	}
 	p.Targets = kept
+	if err := restartChecks(ctx, cs, o.Checks, planner.Readiness(o.Readiness), p.Targets); err != nil {
+		return nil, err
+	}
 	return sc, nil
 }
 

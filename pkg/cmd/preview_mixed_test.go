@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -175,13 +176,28 @@ func TestPreviewConfigManifestOutputJSON(t *testing.T) {
 // clientset with the requests it saw, stdout, stderr, the exit code and the exit message.
 func previewConfigSet(t *testing.T, dir, output string) (*fake.Clientset, *bytes.Buffer, *bytes.Buffer, int, string) {
 	t.Helper()
+	return previewConfigSetIn(t, dir, output, nil)
+}
+
+// previewConfigSetIn is previewConfigSet with objects added to the cluster and mutate applied
+// to the options.
+func previewConfigSetIn(t *testing.T, dir, output string, mutate func(*PreviewOptions), objs ...runtime.Object) (*fake.Clientset, *bytes.Buffer, *bytes.Buffer, int, string) {
+	t.Helper()
 	c, _ := reloadFixture(t, true)
+	for _, obj := range objs {
+		if err := c.Tracker().Add(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
 	streams, out, errOut := testStreams()
 	o := NewPreviewOptions(streams)
 	o.Namespace, o.enforceNamespace = testutil.DefaultNamespace, true
 	o.Filenames = resource.FilenameOptions{Filenames: []string{dir}}
 	o.Client = clientOf(c)
 	o.Output.Output = output
+	if mutate != nil {
+		mutate(o)
+	}
 	code, msg := exit(o.Run)
 	return c, out, errOut, code, msg
 }

@@ -9,11 +9,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
@@ -124,12 +124,13 @@ func (o *PreviewOptions) reportErrors(errs []error) error {
 // setConfig is the I/O manifest.PlanSet is given: the cluster's (a LIST of Deployments and
 // of ReplicaSets per namespace, server-side dry runs) or the state file's.
 func (o *PreviewOptions) setConfig() manifest.Config {
-	return o.setConfigOf(o.Client, o.readFleet)
+	return o.setConfigOf(o.source(o.Client), o.readFleet)
 }
 
-// setConfigOf is setConfig with the client of the dry runs and the Read of a cluster given
-// (a context of several: preview_contexts.go).
-func (o *PreviewOptions) setConfigOf(client func() (kubernetes.Interface, error), read func(context.Context, string) ([]cluster.Member, error)) manifest.Config {
+// setConfigOf is setConfig with the Source (its client makes the dry runs and the
+// feasibility checks' reads) and the Read of a cluster given (a context of several:
+// preview_contexts.go).
+func (o *PreviewOptions) setConfigOf(src pipeline.Source, read func(context.Context, string) ([]cluster.Member, error)) manifest.Config {
 	now := o.Now().UTC().Truncate(time.Second)
 	cfg := manifest.Config{Readiness: planner.Readiness(o.Readiness), Parallel: manifest.DefaultParallel}
 	offline := o.StateFile != ""
@@ -147,11 +148,13 @@ func (o *PreviewOptions) setConfigOf(client func() (kubernetes.Interface, error)
 	}
 	if offline {
 		cfg.Read = o.readStateFile()
+		cfg.Feasible = o.setFeasible(src, cfg.Read)
 		return cfg
 	}
 	cfg.Read = read
+	cfg.Feasible = o.setFeasible(src, nil)
 	cfg.DryRun = func(ctx context.Context, live *cluster.State, d *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
-		cs, err := client()
+		cs, err := src.Client()
 		if err != nil {
 			return nil, nil, err
 		}

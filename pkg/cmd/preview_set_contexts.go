@@ -40,7 +40,7 @@ func (o *PreviewOptions) runSetContexts(ctx context.Context) error {
 			read := func(ctx context.Context, ns string) ([]cluster.Member, error) {
 				return live.ReadNamespace(ctx, ns, o.Fleet.Select.ChunkSize)
 			}
-			runs[i].Results, runs[i].Err = manifest.PlanSet(ctx, set, o.setConfigOf(live.Client, read))
+			runs[i].Results, runs[i].Err = manifest.PlanSet(ctx, set, o.setConfigOf(live, read))
 			return nil
 		})
 	}

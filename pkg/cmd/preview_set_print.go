@@ -37,15 +37,26 @@ func (o *PreviewOptions) printSets(set *manifest.Set, runs []setRun, sc *setConf
 		for _, r := range run.Results {
 			row := printer.SummaryRow{Context: run.Context, Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
 			if r.Err == nil {
-				stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled
+				stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled || (r.Feasibility != nil && r.Feasibility.Stall != nil)
 				row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
 				row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
 				row.Plan.Context = run.Context
+				row.Plan.Feasibility = printer.NewPlanFeasibility(r.Feasibility)
 				plans = append(plans, row.Plan)
 			}
 			summary.Rows = append(summary.Rows, row)
 		}
 	}
+	var feasibility []*v1alpha1.PlanFeasibility
+	for _, r := range summary.Rows {
+		if r.Plan != nil {
+			feasibility = append(feasibility, r.Plan.Feasibility)
+		} else {
+			feasibility = append(feasibility, nil)
+		}
+	}
+	printer.AddFeasibilityColumn(&summary, feasibility)
+	stalled = stalled || (sc != nil && restartsStall(sc.preview.Targets))
 	if err := o.printSetPlans(set, runs, summary, plans, sc); err != nil {
 		return err
 	}
@@ -146,6 +157,9 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, runs []setRun, summary
 			opts := o.planOptions(r.Warnings)
 			opts.Context = run.Context
 			if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
+				return err
+			}
+			if err := printer.PrintFeasibility(o.Out, r.Feasibility); err != nil {
 				return err
 			}
 		}

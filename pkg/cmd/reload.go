@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -97,6 +98,9 @@ type ReloadOptions struct {
 	Watch ReloadWatchOptions
 	// Output is -o: a RolloutPlanList of the assessed Deployments (reload_output.go).
 	Output *printer.OutputFlags
+	// Checks is --checks: the feasibility checks run on each restart's plan
+	// (reload_feasibility.go).
+	Checks string
 
 	FieldManager string
 	// Targets are the selection flags (names, -l, --all, -A, --chunk-size), the Selection
@@ -129,6 +133,7 @@ func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 		Readiness:     string(planner.ReadinessBatched),
 		MaxSteps:      40,
 		Output:        newReloadOutputFlags(),
+		Checks:        "all",
 		DriveFlags:    reloadDriveFlags{LeaseDuration: defaultLeaseDuration},
 		FieldManager:  DefaultReloadFieldManager,
 		Now:           time.Now,
@@ -160,6 +165,7 @@ func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	fl.DurationVar(&o.DriveFlags.ProgressTimeout, "progress-timeout", 0, "With --drive: how long a step may wait for its pods (default: the Deployment's progressDeadlineSeconds).")
 	fl.DurationVar(&o.DriveFlags.LeaseDuration, "lease-duration", o.DriveFlags.LeaseDuration, "With --drive: how long drive's lease lasts without renewal.")
 	addReadinessFlag(cmd, &o.Readiness)
+	fl.StringVar(&o.Checks, "checks", o.Checks, "Feasibility checks run on each restart's plan: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultReloadFieldManager)
 	addReloadWatchFlags(cmd, &o.Watch)
@@ -213,6 +219,9 @@ func (o *ReloadOptions) Validate() error {
 		return err
 	}
 	if err := o.validateOutput(); err != nil {
+		return err
+	}
+	if _, err := feasibility.ParseChecks(o.Checks); err != nil {
 		return err
 	}
 	return validateReadiness(o.Readiness)
@@ -269,6 +278,9 @@ func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.In
 	targets, err := reloadoneshot.Assess(ctx, client, cluster.NewConfig(client), states,
 		reloadoneshot.AssessOptions{Adopt: o.Adopt, Readiness: planner.Readiness(o.Readiness)})
 	if err != nil {
+		return err
+	}
+	if err := o.checkRestarts(ctx, client, targets); err != nil {
 		return err
 	}
 	if err := o.printAssessment(targets); err != nil {

@@ -61,22 +61,30 @@ func withoutLastApplied(a map[string]string) map[string]string {
 //
 // Errors: the planner's (a desired Deployment the controller could not settle).
 func Decide(live *cluster.State, desired *appsv1.Deployment, readiness planner.Readiness) (Change, *planner.Plan, []string, error) {
-	in := planner.Input{Deployment: desired, Readiness: readiness}
 	var liveD *appsv1.Deployment
 	var warnings []string
 	if live != nil {
 		liveD = live.Deployment
-		d := desired.DeepCopy()
-		d.Status = live.Deployment.Status
-		in.Deployment, in.ReplicaSets = d, live.ReplicaSets
 		for _, rs := range live.Orphans {
 			warnings = append(warnings, fmt.Sprintf("ReplicaSet %s has no owner: the controller adopts it at its next sync", rs.Name))
 		}
 	}
-	// Now stays zero: the change is made after the preview (see preview).
-	plan, err := planner.Simulate(in)
+	plan, err := planner.Simulate(PlannerInput(live, desired, readiness))
 	if err != nil {
 		return "", nil, nil, err
 	}
 	return Classify(liveD, desired), plan, warnings, nil
+}
+
+// PlannerInput is the planner's input of one Deployment of a set (Decide's): desired with
+// live's status and live's ReplicaSets (none for a create, live nil). Now stays zero: the
+// change is made after the preview (see preview). Pure; desired is not modified.
+func PlannerInput(live *cluster.State, desired *appsv1.Deployment, readiness planner.Readiness) planner.Input {
+	in := planner.Input{Deployment: desired, Readiness: readiness}
+	if live != nil {
+		d := desired.DeepCopy()
+		d.Status = live.Deployment.Status
+		in.Deployment, in.ReplicaSets = d, live.ReplicaSets
+	}
+	return in
 }

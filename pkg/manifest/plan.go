@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -31,6 +32,10 @@ type Result struct {
 	Plan    *planner.Plan
 	// Warnings are about accuracy (a client-side defaulted template) and orphans.
 	Warnings []string
+	// Feasibility is the feasibility checks' outcome (Config.Feasible; nil when none ran or
+	// they had nothing to say). When the checks replayed the plan with pods held back, Plan
+	// is that replayed plan.
+	Feasibility *feasibility.Result
 	// Err is what failed (Ref and Source name the Deployment and its file: the printer puts
 	// them in front, printer.PrintFailure).
 	Err error
@@ -53,6 +58,10 @@ type Config struct {
 	Readiness planner.Readiness
 	// Parallel bounds the dry runs in flight (DefaultParallel when 0).
 	Parallel int
+	// Feasible runs the feasibility checks on a Deployment's planner input (PlannerInput;
+	// live nil for a create): pipeline.Config.Feasible of the Source the set is planned
+	// against. nil: no check. Its error fails that Deployment.
+	Feasible func(ctx context.Context, live *cluster.State, in planner.Input) (*feasibility.Result, error)
 }
 
 // PlanSet plans every Deployment of set: it reads the live state of each namespace the set
@@ -91,7 +100,30 @@ func PlanSet(ctx context.Context, set *Set, cfg Config) ([]Result, error) {
 		r.Change, r.Plan, r.Err = change, plan, err
 		r.Warnings = append(r.Warnings, warnings...)
 	}
+	if cfg.Feasible != nil {
+		checkAll(ctx, cfg, lives, results)
+	}
 	return results, nil
+}
+
+// checkAll runs cfg.Feasible on every planned Deployment, cfg.Parallel at a time (the reads
+// are shared per namespace by the pipeline), and replaces a plan the checks replayed.
+func checkAll(ctx context.Context, cfg Config, lives []*cluster.State, results []Result) {
+	Each(ctx, len(results), cfg.Parallel, func(ctx context.Context, i int) {
+		r := &results[i]
+		if r.Err != nil {
+			return
+		}
+		f, err := cfg.Feasible(ctx, lives[i], PlannerInput(lives[i], r.Desired, cfg.Readiness))
+		if err != nil {
+			r.Plan, r.Err = nil, err
+			return
+		}
+		r.Feasibility = f
+		if f != nil && f.Plan != nil {
+			r.Plan = f.Plan
+		}
+	})
 }
 
 // readNamespaces reads each namespace of the set once and returns the live State of each

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -37,7 +39,7 @@ type checkRead struct {
 func (c *Config) objects(ctx context.Context, src Source, m Member) feasibility.Cluster {
 	var out feasibility.Cluster
 	if !src.Live() {
-		if m.State.CheckObjects != nil {
+		if m.State != nil && m.State.CheckObjects != nil {
 			out = *m.State.CheckObjects
 		}
 	} else {
@@ -92,14 +94,23 @@ func unreadable(reason string) feasibility.Cluster {
 		PodReason: reason, PDBReason: reason, HPAReason: reason}
 }
 
-// feasible runs the feasibility checks (Config.Feasibility) on in, the planner's input of m;
-// nil when no check is asked for. Result.Plan, when set, replaces the plan (the pods the
-// cluster holds back made unavailable).
-func (c *Config) feasible(ctx context.Context, src Source, m Member, in planner.Input) (*feasibility.Result, error) {
+// Feasible runs the feasibility checks (Config.Feasibility) on in, the planner's input of m
+// read from src; nil when no check is asked for or the checks have nothing to say (quiet).
+// Result.Plan, when set, replaces the plan (the pods the cluster holds back made
+// unavailable). m.Namespace names the namespace whose objects are read (once per Source and
+// namespace, shared with every other plan of c); m.State is the Deployment as read, nil for
+// one not yet created (offline, such a Deployment has no state file objects to check).
+// Plan calls it on every plan; the plans made outside Plan (a manifest set's, reload's
+// restarts) call it too, so every plan is checked the same way. Errors: feasibility.Check's.
+func (c *Config) Feasible(ctx context.Context, src Source, m Member, in planner.Input) (*feasibility.Result, error) {
 	if len(c.Feasibility) == 0 {
 		return nil, nil
 	}
-	r, err := feasibility.Check(feasibility.Input{Plan: in, Live: m.State.Deployment, Cluster: c.objects(ctx, src, m), Checks: c.Feasibility})
+	var live *appsv1.Deployment
+	if m.State != nil {
+		live = m.State.Deployment
+	}
+	r, err := feasibility.Check(feasibility.Input{Plan: in, Live: live, Cluster: c.objects(ctx, src, m), Checks: c.Feasibility})
 	if err != nil || quiet(r) {
 		return nil, err
 	}

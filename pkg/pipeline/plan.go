@@ -85,7 +85,7 @@ func (c *Config) Plan(ctx context.Context, src Source, m Member) Result {
 		r.Plan = nil
 		return r
 	}
-	if r.Feasibility, r.Err = c.feasible(ctx, src, m, pin); r.Err != nil {
+	if r.Feasibility, r.Err = c.Feasible(ctx, src, m, pin); r.Err != nil {
 		r.Plan = nil
 		return r
 	}

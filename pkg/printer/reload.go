@@ -3,9 +3,11 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
@@ -36,6 +38,9 @@ func PrintReload(w io.Writer, targets []*reloadoneshot.Target, opts PlanOptions)
 		if err := PrintPlan(w, t.Plan, opts); err != nil {
 			return err
 		}
+		if err := PrintFeasibility(w, t.Feasibility); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -46,7 +51,9 @@ func PrintReload(w io.Writer, targets []*reloadoneshot.Target, opts PlanOptions)
 // "-"); a refused one shows its refusal as OUTCOME.
 func printReloadTable(w io.Writer, targets []*reloadoneshot.Target) error {
 	s := Summary{ExtraColumns: []string{"CONFIG", "ACTION"}}
+	var feasibility []*v1alpha1.PlanFeasibility // each restart's checks (nil: none, or not restarted)
 	for _, t := range targets {
+		feasibility = append(feasibility, NewPlanFeasibility(t.Feasibility))
 		dep := t.State.Deployment
 		row := SummaryRow{Namespace: dep.Namespace, Name: dep.Name, Change: "none", Err: t.Refusal(),
 			Extra: []string{configCell(t.Decision.Refs), actionWord(t)}}
@@ -61,7 +68,21 @@ func printReloadTable(w io.Writer, targets []*reloadoneshot.Target) error {
 		}
 		s.Rows = append(s.Rows, row)
 	}
+	AddFeasibilityColumn(&s, feasibility)
 	return PrintSummary(w, s)
+}
+
+// AddFeasibilityColumn appends to s the FEASIBILITY column (FeasibilityCell of fs[i] for
+// row i; fs has one entry per row) when one of fs is set; a summary whose plans have no
+// feasibility section is left as it was, so it prints as before the checks.
+func AddFeasibilityColumn(s *Summary, fs []*v1alpha1.PlanFeasibility) {
+	if !slices.ContainsFunc(fs, func(f *v1alpha1.PlanFeasibility) bool { return f != nil }) {
+		return
+	}
+	s.ExtraColumns = append(s.ExtraColumns, FeasibilityColumn)
+	for i, f := range fs {
+		s.Rows[i].Extra = append(s.Rows[i].Extra, FeasibilityCell(f))
+	}
 }
 
 // configCell is "configmap/app[A]: changed, secret/db[*]: current"; "-" without references.

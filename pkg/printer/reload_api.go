@@ -33,6 +33,9 @@ const (
 func NewReloadPlan(t *reloadoneshot.Target, plan *planner.Plan) *v1alpha1.RolloutPlan {
 	out := NewRolloutPlan(plan, nil)
 	out.Config = NewPlanConfig(t)
+	if plan == t.Plan {
+		out.Feasibility = NewPlanFeasibility(t.Feasibility)
+	}
 	return out
 }
 

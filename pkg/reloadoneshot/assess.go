@@ -8,6 +8,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
@@ -28,6 +29,9 @@ type Target struct {
 	Desired *appsv1.Deployment
 	// Plan is the planner's plan of the restart's rollout, for ActionRestart.
 	Plan *planner.Plan
+	// Feasibility is the feasibility checks' outcome on Plan (Check; nil when none ran or they
+	// had nothing to say).
+	Feasibility *feasibility.Result
 	// Reason, when set, says why it restarts instead of the decision's changed references
 	// (a preview of config manifests: "would see a changed key of configmap/app").
 	Reason string
