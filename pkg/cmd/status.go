@@ -178,7 +178,7 @@ func (o *StatusOptions) config() (status.Config, error) {
 		cfg.Namespace, cfg.Selector = sel.Scope().Namespace, ls // -A: metav1.NamespaceAll
 		return cfg, nil
 	}
-	refs, err := sel.Resolve()
+	refs, err := sel.Resolve(context.Background()) // names: no request
 	if err != nil {
 		return cfg, err
 	}
