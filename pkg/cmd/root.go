@@ -120,7 +120,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdDrive(f, streams))
 	cmd.AddCommand(NewCmdAbort(f, streams))
 	cmd.AddCommand(NewCmdGuard(f, streams))
-	cmd.AddCommand(NewCmdStatus(f, streams))
+	cmd.AddCommand(newCmdStatus(f, kc, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	guardOneCluster(cmd, kc)
 	AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
