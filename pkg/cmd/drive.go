@@ -23,6 +23,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -109,6 +110,11 @@ func NewDriveOptions(streams genericiooptions.IOStreams) *DriveOptions {
 
 // NewCmdDrive returns "kubectl rollplan drive" with its "status" subcommand.
 func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdDrive(f, nil, streams)
+}
+
+// newCmdDrive is NewCmdDrive whose "drive status" --contexts reach the contexts of kc.
+func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDriveOptions(streams)
 	cmd := &cobra.Command{
 		Use:                   "drive (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--yes] [--steps N | --until-step K] [--fail-fast [--fail-fast-after D]]",
@@ -133,7 +139,7 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 	addDriveDryRunFlag(cmd)
 	o.one = target.NewFlags(target.Choices{OneOnly: "drive works on one Deployment per run"})
 	o.one.AddFlags(cmd)
-	cmd.AddCommand(NewCmdDriveStatus(f, streams))
+	cmd.AddCommand(newCmdDriveStatus(f, kc, streams))
 	return cmd
 }
 
@@ -396,7 +402,9 @@ type DriveStatusOptions struct {
 	// Fleet is the selection of many Deployments (several names, -l, --all, -A): one line
 	// each; when it selects one by name, Target is that one.
 	Fleet Targets
-	Now   func() time.Time
+	// Contexts are --contexts and --all-contexts (drivestatus_contexts.go).
+	Contexts ContextFlags
+	Now      func() time.Time
 	genericiooptions.IOStreams
 }
 
@@ -405,9 +413,16 @@ func NewDriveStatusOptions(streams genericiooptions.IOStreams) *DriveStatusOptio
 	return &DriveStatusOptions{Output: printer.NewOutputFlags(), Fleet: newTargets(readOnlyFleet), Now: time.Now, IOStreams: streams}
 }
 
-// NewCmdDriveStatus returns "kubectl rollplan drive status".
+// NewCmdDriveStatus returns "kubectl rollplan drive status" (without --contexts: it needs
+// the root's connection flags).
 func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdDriveStatus(f, nil, streams)
+}
+
+// newCmdDriveStatus is NewCmdDriveStatus whose --contexts reach the contexts of kc.
+func newCmdDriveStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDriveStatusOptions(streams)
+	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
 		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [-o json|yaml|jsonpath=...|go-template=...]",
 		DisableFlagsInUseLine: true,
@@ -422,12 +437,18 @@ func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *c
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
 	o.Fleet.Select.AddFlags(cmd)
+	if kc != nil {
+		o.Contexts.addDriveStatusFlags(cmd)
+	}
 	return cmd
 }
 
-// Complete resolves the namespace, the selection (one Deployment's name, or many) and the
-// client.
-func (o *DriveStatusOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+// Complete resolves the contexts (--contexts, before any request), the namespace, the
+// selection (one Deployment's name, or many) and the client.
+func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	if err := o.Contexts.resolve(cmd); err != nil {
+		return err
+	}
 	if err := o.Fleet.completeFleet(f, args, ""); err != nil {
 		return err
 	}
@@ -458,6 +479,9 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Contexts.many() {
+		return o.runContexts(ctx, p)
 	}
 	if o.Fleet.many() {
 		return o.runFleet(ctx, p)

@@ -117,7 +117,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdResume(f, streams))
 	cmd.AddCommand(NewCmdRestart(f, streams))
 	cmd.AddCommand(NewCmdReload(f, streams))
-	cmd.AddCommand(NewCmdDrive(f, streams))
+	cmd.AddCommand(newCmdDrive(f, kc, streams))
 	cmd.AddCommand(NewCmdAbort(f, streams))
 	cmd.AddCommand(NewCmdGuard(f, streams))
 	cmd.AddCommand(newCmdStatus(f, kc, streams))
