@@ -116,7 +116,7 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(NewCmdPause(f, streams))
 	cmd.AddCommand(NewCmdResume(f, streams))
 	cmd.AddCommand(NewCmdRestart(f, streams))
-	cmd.AddCommand(NewCmdReload(f, streams))
+	cmd.AddCommand(newCmdReload(f, kc, streams))
 	cmd.AddCommand(newCmdDrive(f, kc, streams))
 	cmd.AddCommand(NewCmdAbort(f, streams))
 	cmd.AddCommand(NewCmdGuard(f, streams))
