@@ -127,6 +127,10 @@ func TestStatusContextsRefused(t *testing.T) {
 	if code != ExitError || !strings.Contains(errOut, "status --watch follows one cluster") {
 		t.Errorf("--watch: exit %d, %q", code, errOut)
 	}
+	_, errOut, code = runRoot(t, "", "status", "sts/db", "--kubeconfig", kc, "--contexts", "ctx-a,ctx-b")
+	if code != ExitError || !strings.Contains(errOut, "StatefulSets and DaemonSets reads one context") {
+		t.Errorf("sts/db: exit %d, %q", code, errOut)
+	}
 	if len(*seen) != 0 {
 		t.Errorf("requests %v, want none", *seen)
 	}
