@@ -135,3 +135,19 @@ func TestStatusContextsRefused(t *testing.T) {
 		t.Errorf("requests %v, want none", *seen)
 	}
 }
+
+// TestReadVerbsContextsCompletion: status, drive status and reload complete --contexts with
+// the kubeconfig's context names, sending no request.
+func TestReadVerbsContextsCompletion(t *testing.T) {
+	srv, seen := fakeAPIServer(t)
+	kc := kubeconfig(t, srv.URL)
+	for _, verb := range [][]string{{"status"}, {"drive", "status"}, {"reload"}} {
+		got, _ := complete(t, append(verb, "--kubeconfig", kc, "--contexts", "ctx-b,")...)
+		if strings.Join(got, " ") != "ctx-b,ctx-a" {
+			t.Errorf("%v: completions %q, want [ctx-b,ctx-a]", verb, got)
+		}
+	}
+	if len(*seen) != 0 {
+		t.Errorf("completion sent requests: %v", *seen)
+	}
+}
