@@ -102,7 +102,7 @@ func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, cl
 	if err := completeSelection(f, sel, stateFile); err != nil {
 		return err
 	}
-	refs, err := sel.Resolve()
+	refs, err := sel.Resolve(context.Background()) // names: no request
 	if err != nil {
 		return err
 	}

@@ -127,7 +127,7 @@ func TestTargetsComplete(t *testing.T) {
 				}
 				return
 			}
-			refs, err := tg.Selection.Resolve()
+			refs, err := tg.Selection.Resolve(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,13 +16,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -109,6 +109,11 @@ func NewDriveOptions(streams genericiooptions.IOStreams) *DriveOptions {
 
 // NewCmdDrive returns "kubectl rollplan drive" with its "status" subcommand.
 func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdDrive(f, nil, streams)
+}
+
+// newCmdDrive is NewCmdDrive whose "drive status" --contexts reach the contexts of kc.
+func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDriveOptions(streams)
 	cmd := &cobra.Command{
 		Use:                   "drive (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--yes] [--steps N | --until-step K] [--fail-fast [--fail-fast-after D]]",
@@ -133,7 +138,7 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 	addDriveDryRunFlag(cmd)
 	o.one = target.NewFlags(target.Choices{OneOnly: "drive works on one Deployment per run"})
 	o.one.AddFlags(cmd)
-	cmd.AddCommand(NewCmdDriveStatus(f, streams))
+	cmd.AddCommand(newCmdDriveStatus(f, kc, streams))
 	return cmd
 }
 
@@ -386,94 +391,4 @@ func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) 
 			}
 		}
 	}
-}
-
-// DriveStatusOptions holds the flags of "kubectl rollplan drive status".
-type DriveStatusOptions struct {
-	// Output is -o: the human form, or the DriveStatus object through cli-runtime's printers.
-	Output *printer.OutputFlags
-	Target
-	// Fleet is the selection of many Deployments (several names, -l, --all, -A): one line
-	// each; when it selects one by name, Target is that one.
-	Fleet Targets
-	Now   func() time.Time
-	genericiooptions.IOStreams
-}
-
-// NewDriveStatusOptions returns DriveStatusOptions printing the human form.
-func NewDriveStatusOptions(streams genericiooptions.IOStreams) *DriveStatusOptions {
-	return &DriveStatusOptions{Output: printer.NewOutputFlags(), Fleet: newTargets(readOnlyFleet), Now: time.Now, IOStreams: streams}
-}
-
-// NewCmdDriveStatus returns "kubectl rollplan drive status".
-func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewDriveStatusOptions(streams)
-	cmd := &cobra.Command{
-		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [-o json|yaml|jsonpath=...|go-template=...]",
-		DisableFlagsInUseLine: true,
-		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts",
-		Example: templates.Examples(`
-			kubectl rollplan drive status deploy/web
-			kubectl rollplan drive status web -o json
-			kubectl rollplan drive status web -o jsonpath='{.state.step}'
-			kubectl rollplan drive status -A`),
-		RunE: runE(f, o),
-	}
-	o.Output.HumanForm = "the human-readable status"
-	o.Output.AddFlags(cmd)
-	o.Fleet.Select.AddFlags(cmd)
-	return cmd
-}
-
-// Complete resolves the namespace, the selection (one Deployment's name, or many) and the
-// client.
-func (o *DriveStatusOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
-	if err := o.Fleet.completeFleet(f, args, ""); err != nil {
-		return err
-	}
-	if o.Fleet.many() {
-		return nil
-	}
-	return o.Target.complete(f, args, "", nil)
-}
-
-// Validate checks -o (pure): a format cli-runtime's printers know.
-func (o *DriveStatusOptions) Validate() error {
-	if o.Output.Human() {
-		return nil
-	}
-	_, err := o.Output.ToPrinter()
-	return err
-}
-
-// Run reads the Deployment and prints its drive status: the human form, or the DriveStatus
-// object (kind DriveStatus, apiVersion rollplan.dev/v1alpha1) with -o.
-func (o *DriveStatusOptions) Run(ctx context.Context) error {
-	var p printers.ResourcePrinter
-	if !o.Output.Human() {
-		var err error
-		if p, err = o.Output.ToPrinter(); err != nil {
-			return err
-		}
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if o.Fleet.many() {
-		return o.runFleet(ctx, p)
-	}
-	_, st, err := o.load(ctx)
-	if err != nil {
-		return err
-	}
-	snap, err := drive.NewSnapshot(st)
-	if err != nil {
-		return err
-	}
-	now := o.Now()
-	r := drive.Status(snap, now)
-	if p != nil {
-		return p.PrintObj(r, o.Out)
-	}
-	return printer.PrintDriveStatus(o.Out, r, now)
 }

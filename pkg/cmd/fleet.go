@@ -76,7 +76,7 @@ func (t *Targets) load(ctx context.Context, stateFile string) ([]fleetMember, er
 	sel := t.Selection
 	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope()}
 	if !ps.Bulk {
-		refs, err := sel.Resolve()
+		refs, err := sel.Resolve(ctx)
 		if err != nil {
 			return nil, err
 		}

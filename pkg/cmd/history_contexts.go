@@ -49,7 +49,7 @@ func (o *HistoryOptions) runContexts(ctx context.Context) error {
 	sel := o.Fleet.Selection
 	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope(), ExplicitNamespace: sel.EnforceNamespace, RequireNamespace: true}
 	if !ps.Bulk {
-		refs, err := sel.Resolve()
+		refs, err := sel.Resolve(ctx)
 		if err != nil {
 			return err
 		}

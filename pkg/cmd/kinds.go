@@ -69,6 +69,9 @@ func kindsRunE(f cmdutil.Factory, streams genericiooptions.IOStreams, verb strin
 		if err != nil {
 			return err
 		}
+		if fl.Changed("contexts") || fl.Changed("all-contexts") {
+			return fmt.Errorf("%s of StatefulSets and DaemonSets reads one context: drop --contexts/--all-contexts and give --context", verb)
+		}
 		o := &KindsOptions{Verb: verb, Args: ka, Now: time.Now, Terminal: stdTerminal(streams), IOStreams: streams}
 		if err := o.complete(f, cmd); err != nil {
 			return err

@@ -14,7 +14,6 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -72,15 +71,9 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 	if err := w.checkConfirm(w.verb); err != nil {
 		return err
 	}
-	resolve := sel.Resolve
-	if sel.Bulk() {
-		// -l, --all: one paginated LIST through the builder, sent again whole through
-		// transient failures, as every other read (kube.Read); names ask nothing.
-		resolve = func() ([]target.Ref, error) {
-			return kube.Read(context.Background(), kube.Retry{}, func(context.Context) ([]target.Ref, error) { return sel.Resolve() })
-		}
-	}
-	refs, err := resolve()
+	// -l, --all: one paginated LIST through the builder, sent again whole through transient
+	// failures, as every other read (Resolve reads through kube.Read); names ask nothing.
+	refs, err := sel.Resolve(context.Background())
 	if err != nil {
 		return err
 	}

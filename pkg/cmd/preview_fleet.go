@@ -75,7 +75,7 @@ func (o *PreviewOptions) selection() (pipeline.Selection, error) {
 		return ps, nil
 	}
 	var err error
-	ps.Refs, err = sel.Resolve()
+	ps.Refs, err = sel.Resolve(context.Background()) // names: no request
 	return ps, err
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
@@ -101,6 +102,8 @@ type ReloadOptions struct {
 	// Checks is --checks: the feasibility checks run on each restart's plan
 	// (reload_feasibility.go).
 	Checks string
+	// Contexts are --contexts and --all-contexts (reload_contexts.go): several only show.
+	Contexts ContextFlags
 
 	FieldManager string
 	// Targets are the selection flags (names, -l, --all, -A, --chunk-size), the Selection
@@ -142,9 +145,16 @@ func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 	}
 }
 
-// NewCmdReload returns "kubectl rollplan reload".
+// NewCmdReload returns "kubectl rollplan reload" (without --contexts: it needs the root's
+// connection flags).
 func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdReload(f, nil, streams)
+}
+
+// newCmdReload is NewCmdReload whose --contexts reach the contexts of kc.
+func newCmdReload(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewReloadOptions(streams)
+	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
 		Use:                   "reload (deploy/NAME ... | -l SELECTOR | --all) [-A] [--dry-run=none|client|server] [--yes] [--max-concurrent N] [--drive] [--adopt] | reload --watch [-n NS | -A] [-l SELECTOR]",
 		DisableFlagsInUseLine: true,
@@ -170,6 +180,9 @@ func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultReloadFieldManager)
 	addReloadWatchFlags(cmd, &o.Watch)
 	o.Output.AddFlags(cmd)
+	if kc != nil {
+		o.Contexts.addReloadFlags(cmd)
+	}
 	return cmd
 }
 
@@ -180,6 +193,12 @@ func (o *ReloadOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 		return err
 	}
 	o.cmd = cmd
+	if err := o.Contexts.resolve(cmd); err != nil {
+		return err
+	}
+	if err := o.validateContexts(); err != nil {
+		return err
+	}
 	if o.Client == nil {
 		o.Client = driveClient(f)
 	}
@@ -252,6 +271,9 @@ func (o *ReloadOptions) validateWatch() error {
 func (o *ReloadOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Contexts.many() {
+		return o.runContexts(ctx)
 	}
 	client, err := o.Client()
 	if err != nil {

@@ -21,7 +21,7 @@ func newReloadOutputFlags() *printer.OutputFlags {
 // question would be mixed into them, so reload does not ask.
 var errOutputNeedsYes = errors.New("-o prints the plans on standard output, so reload does not ask for confirmation: pass --yes to write, or --dry-run=client to only look")
 
-// validateOutput checks -o: a known format, and --yes or --dry-run with it.
+// validateOutput checks -o: a known format, and --yes or --dry-run with it (one context).
 func (o *ReloadOptions) validateOutput() error {
 	if o.Output.Human() {
 		return nil
@@ -29,7 +29,7 @@ func (o *ReloadOptions) validateOutput() error {
 	if _, err := o.Output.ToPrinter(); err != nil {
 		return err
 	}
-	if !o.Yes && o.DryRun == cmdutil.DryRunNone {
+	if !o.Yes && o.DryRun == cmdutil.DryRunNone && !o.Contexts.many() { // several contexts never ask
 		return errOutputNeedsYes
 	}
 	return nil

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
@@ -24,8 +22,8 @@ import (
 func (o *ReloadOptions) load(ctx context.Context, client kubernetes.Interface) ([]*cluster.State, error) {
 	var refs []target.Ref
 	if o.Selection.Bulk() {
-		// One paginated LIST, sent again whole through transient failures (kube.Read).
-		deps, err := kube.Read(ctx, kube.Retry{}, func(context.Context) ([]*appsv1.Deployment, error) { return o.Selection.List() })
+		// One paginated LIST, sent again whole through transient failures (List: kube.Read).
+		deps, err := o.Selection.List(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -36,7 +34,7 @@ func (o *ReloadOptions) load(ctx context.Context, client kubernetes.Interface) (
 		}
 	} else {
 		var err error
-		if refs, err = o.Selection.Resolve(); err != nil {
+		if refs, err = o.Selection.Resolve(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubectl/pkg/util/term"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/status"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -76,6 +77,8 @@ type StatusOptions struct {
 	Output        *printer.OutputFlags
 
 	Targets
+	// Contexts are --contexts and --all-contexts (status_contexts.go).
+	Contexts ContextFlags
 	// Now is the clock; Terminal reports whether Out is a terminal (redraw in place).
 	Now      func() time.Time
 	Terminal func() bool
@@ -95,9 +98,16 @@ func NewStatusOptions(streams genericiooptions.IOStreams) *StatusOptions {
 	}
 }
 
-// NewCmdStatus returns "kubectl rollplan status".
+// NewCmdStatus returns "kubectl rollplan status" (without --contexts: it needs the root's
+// connection flags).
 func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdStatus(f, nil, streams)
+}
+
+// newCmdStatus is NewCmdStatus whose --contexts reach the contexts of kc.
+func newCmdStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewStatusOptions(streams)
+	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
 		Use:                   "status (deploy/NAME | NAME) | -l SELECTOR | --all | -A [--watch] [--timeout D] [--fail-fast [--fail-fast-after D]] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
@@ -114,11 +124,18 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	o.Select.AddFlags(cmd)
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
+	if kc != nil {
+		o.Contexts.addStatusFlags(cmd)
+	}
 	return cmd
 }
 
-// Complete resolves the selection, the namespace and the client.
-func (o *StatusOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+// Complete resolves the contexts (--contexts, before any request), the selection, the
+// namespace and the client.
+func (o *StatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	if err := o.Contexts.resolve(cmd); err != nil {
+		return err
+	}
 	return o.Targets.complete(f, args, "", nil)
 }
 
@@ -178,7 +195,7 @@ func (o *StatusOptions) config() (status.Config, error) {
 		cfg.Namespace, cfg.Selector = sel.Scope().Namespace, ls // -A: metav1.NamespaceAll
 		return cfg, nil
 	}
-	refs, err := sel.Resolve()
+	refs, err := sel.Resolve(context.Background()) // names: no request
 	if err != nil {
 		return cfg, err
 	}
@@ -193,6 +210,12 @@ func (o *StatusOptions) config() (status.Config, error) {
 // error: nil complete (or in progress without --watch), ExitStalled for a rollout that
 // exceeded its progress deadline, ExitTimedOut for --timeout, ExitFailFast for --fail-fast.
 func (o *StatusOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.Contexts.many() {
+		return o.runContexts(ctx)
+	}
 	cfg, err := o.config()
 	if err != nil {
 		return err

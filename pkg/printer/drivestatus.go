@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,14 +86,22 @@ func printHeldStatus(p func(k, format string, args ...any), r *v1alpha1.DriveSta
 	}
 }
 
-// PrintDriveStatusLines writes the `drive status` of many Deployments, one line each:
+// PrintDriveStatusLines writes the `drive status` of many Deployments, one line each: CONTEXT
+// first when any status carries one (--contexts),
 // NAMESPACE, DEPLOYMENT, HELD (no, or yes with the phase), DRIVER (the driver holding a valid
 // lease, "none" when held without one), STEP ("i of n", held only), NEW REPLICASET (the
 // drive's target, held only) and PROBLEM.
 func PrintDriveStatusLines(w io.Writer, rs []*v1alpha1.DriveStatus) error {
 	tw := printers.GetNewTabWriter(w)
+	withContext := slices.ContainsFunc(rs, func(r *v1alpha1.DriveStatus) bool { return r.Context != "" })
+	if withContext {
+		fmt.Fprint(tw, "CONTEXT\t")
+	}
 	fmt.Fprintln(tw, "NAMESPACE\tDEPLOYMENT\tHELD\tDRIVER\tSTEP\tNEW REPLICASET\tPROBLEM")
 	for _, r := range rs {
+		if withContext {
+			fmt.Fprintf(tw, "%s\t", r.Context)
+		}
 		held, driver, step, target := "no", "-", "-", "-"
 		if s := r.State; s != nil {
 			held = "yes, rolling out"

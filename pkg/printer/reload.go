@@ -18,19 +18,30 @@ import (
 // then, for each restart, its rollout plan (PrintPlan). Names, states and times only: no
 // config value and no checksum is printed.
 func PrintReload(w io.Writer, targets []*reloadoneshot.Target, opts PlanOptions) error {
+	return PrintReloadContexts(w, targets, nil, opts)
+}
+
+// PrintReloadContexts is PrintReload of targets read in several kubeconfig contexts:
+// contexts[i] is targets[i]'s. The table gets a CONTEXT column first and each plan's header
+// names its context (nil contexts: PrintReload's output exactly).
+func PrintReloadContexts(w io.Writer, targets []*reloadoneshot.Target, contexts []string, opts PlanOptions) error {
 	if len(targets) == 0 {
 		_, err := fmt.Fprintln(w, "No Deployments selected (with -l or --all, only Deployments annotated rollplan.dev/reload: \"true\", reloader.stakater.com/auto: \"true\" or com.xing.deployment-restart: enabled are).")
 		return err
 	}
-	if err := printReloadTable(w, targets); err != nil {
+	if err := printReloadTable(w, targets, contexts); err != nil {
 		return err
 	}
 	printReloadNotes(w, targets)
-	for _, t := range targets {
+	for i, t := range targets {
 		if t.Action != reload.ActionRestart || t.Plan == nil || t.Refusal() != nil {
 			continue
 		}
-		fmt.Fprintf(w, "\nRestart of deployment %s (%s):\n", t.Name(), restartReason(t))
+		in := ""
+		if contexts != nil {
+			in = " in context " + contexts[i]
+		}
+		fmt.Fprintf(w, "\nRestart of deployment %s%s (%s):\n", t.Name(), in, restartReason(t))
 		if n := t.Plan.NewReplicaSet; n.Reused {
 			fmt.Fprintf(w, "Config rollback: the pods of revision %d (replicaset %s) saw exactly this config; the controller brings that ReplicaSet back as revision %d\n",
 				n.PreviousRevision, n.Name, n.Revision)
@@ -49,14 +60,17 @@ func PrintReload(w io.Writer, targets []*reloadoneshot.Target, opts PlanOptions)
 // reload's columns: CONFIG, each reference with the keys the pods see and its state, and
 // ACTION. The plan's columns are those of the restart (a Deployment not restarted shows
 // "-"); a refused one shows its refusal as OUTCOME.
-func printReloadTable(w io.Writer, targets []*reloadoneshot.Target) error {
-	s := Summary{ExtraColumns: []string{"CONFIG", "ACTION"}}
+func printReloadTable(w io.Writer, targets []*reloadoneshot.Target, contexts []string) error {
+	s := Summary{ExtraColumns: []string{"CONFIG", "ACTION"}, WithContext: contexts != nil}
 	var feasibility []*v1alpha1.PlanFeasibility // each restart's checks (nil: none, or not restarted)
-	for _, t := range targets {
+	for i, t := range targets {
 		feasibility = append(feasibility, NewPlanFeasibility(t.Feasibility))
 		dep := t.State.Deployment
 		row := SummaryRow{Namespace: dep.Namespace, Name: dep.Name, Change: "none", Err: t.Refusal(),
 			Extra: []string{configCell(t.Decision.Refs), actionWord(t)}}
+		if contexts != nil {
+			row.Context = contexts[i]
+		}
 		if t.Action == reload.ActionRestart {
 			row.Change = "config restart"
 			if row.Err == nil && t.Plan != nil {

@@ -73,7 +73,7 @@ func (f *Flags) AddFlags(cmd *cobra.Command) {
 // Selection returns the Selection of args and these flags in namespace (enforce: -n was
 // given), resolved through builder (nil: offline). For a OneOnly command, a selector, --all or
 // more than one Deployment is refused here with its reason (one line, nothing asked).
-func (f *Flags) Selection(args []string, namespace string, enforce bool, builder func() *resource.Builder) (*Selection, error) {
+func (f *Flags) Selection(args []string, namespace string, enforce bool, builder Builder) (*Selection, error) {
 	if f.OneOnly != "" && !f.Many {
 		if err := f.refuseMany(args); err != nil {
 			return nil, err

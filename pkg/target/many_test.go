@@ -134,7 +134,7 @@ func TestOne(t *testing.T) {
 
 func TestResolveManyNames(t *testing.T) {
 	s := &Selection{Many: true, Args: []string{"a", "deploy/b", "a"}, Namespace: "shop", Builder: NewBuilder(noRequests(t))}
-	got, err := s.Resolve()
+	got, err := s.Resolve(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +142,11 @@ func TestResolveManyNames(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	s.Builder = nil
-	if got, err = s.Resolve(); err != nil || len(got) != 2 {
+	if got, err = s.Resolve(t.Context()); err != nil || len(got) != 2 {
 		t.Errorf("offline: %v, %v", got, err)
 	}
 	s = &Selection{Many: true, Args: []string{"a", "rs/b"}, Namespace: "shop", Builder: NewBuilder(noRequests(t))}
-	if _, err := s.Resolve(); err == nil || !strings.Contains(err.Error(), "got replicasets") {
+	if _, err := s.Resolve(t.Context()); err == nil || !strings.Contains(err.Error(), "got replicasets") {
 		t.Errorf("rs/b: %v", err)
 	}
 }
@@ -245,7 +245,7 @@ func TestListBulk(t *testing.T) {
 			defer hs.Close()
 			tc.s.Many, tc.s.Namespace = true, "shop"
 			tc.s.Builder = NewBuilder(apiServer{host: hs.URL})
-			ds, err := tc.s.List()
+			ds, err := tc.s.List(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +260,7 @@ func TestListBulk(t *testing.T) {
 			if d := cmp.Diff(tc.wantRequests, srv.requests); d != "" {
 				t.Errorf("requests (-want +got):\n%s", d)
 			}
-			refs, err := tc.s.Resolve()
+			refs, err := tc.s.Resolve(t.Context())
 			if err != nil || len(refs) != tc.want {
 				t.Errorf("Resolve: %d refs, %v", len(refs), err)
 			}
@@ -269,13 +269,13 @@ func TestListBulk(t *testing.T) {
 }
 
 func TestListNeedsBulkAndCluster(t *testing.T) {
-	if _, err := (&Selection{Many: true, Args: []string{"a"}}).List(); err == nil {
+	if _, err := (&Selection{Many: true, Args: []string{"a"}}).List(t.Context()); err == nil {
 		t.Error("List of names: no error")
 	}
-	if _, err := (&Selection{Many: true, All: true}).Resolve(); err == nil || !strings.Contains(err.Error(), "need a cluster") {
+	if _, err := (&Selection{Many: true, All: true}).Resolve(t.Context()); err == nil || !strings.Contains(err.Error(), "need a cluster") {
 		t.Errorf("offline --all: %v", err)
 	}
-	if _, err := (&Selection{Many: true, Filenames: &resource.FilenameOptions{Filenames: []string{"x"}}}).Resolve(); err == nil {
+	if _, err := (&Selection{Many: true, Filenames: &resource.FilenameOptions{Filenames: []string{"x"}}}).Resolve(t.Context()); err == nil {
 		t.Error("Resolve of -f: no error")
 	}
 }

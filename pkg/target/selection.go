@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
 // deploymentResource is the fully qualified resource ParseArgs' forms are normalised to
@@ -62,7 +65,10 @@ type Selection struct {
 	EnforceNamespace bool
 	// Builder returns a fresh resource.Builder (see NewBuilder); nil resolves offline: the
 	// arguments are parsed and nothing else is asked.
-	Builder func() *resource.Builder
+	Builder Builder
+	// Retry is the policy of the selection's reads (kube.Read: a time for each attempt,
+	// sent again whole through transient failures); the zero value is kube's defaults.
+	Retry kube.Retry
 
 	// Many accepts several Deployments (Choices.Many).
 	Many bool
@@ -177,10 +183,13 @@ func (s *Selection) validateFlags() error {
 // request is made. -l/--all/-A (Bulk) make one paginated LIST through the builder (List).
 // -f/-k are the command's to read: Resolve refuses them.
 //
+// Every attempt goes through kube.Read with s.Retry: its requests end with the attempt's
+// time, and a transient failure (the API server restarting, 429, 5xx) is sent again whole.
+//
 // Errors: those of Validate; a Bulk selection offline (no Builder); every failed visit or
 // object of another kind, collected with utilerrors.NewAggregate (the Refs that did resolve
-// are returned with it).
-func (s *Selection) Resolve() ([]Ref, error) {
+// are returned with it); after retries, kube.Read's "(gave up after N attempts in D)"; ctx's.
+func (s *Selection) Resolve(ctx context.Context) ([]Ref, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -188,7 +197,7 @@ func (s *Selection) Resolve() ([]Ref, error) {
 		return nil, errors.New("-f/-k: the command reads the manifests itself (Selection.Filenames)")
 	}
 	if s.Bulk() {
-		ds, err := s.List()
+		ds, err := s.List(ctx)
 		refs := make([]Ref, 0, len(ds))
 		for _, d := range ds {
 			refs = append(refs, Ref{Namespace: d.Namespace, Name: d.Name})
@@ -210,7 +219,32 @@ func (s *Selection) Resolve() ([]Ref, error) {
 	for _, n := range names {
 		args = append(args, deploymentResource+"/"+n)
 	}
-	r := s.Builder().
+	var refs []Ref
+	err = s.read(ctx, func(actx context.Context) error {
+		refs = nil
+		return s.visitNames(actx, args, func(info *resource.Info) {
+			refs = append(refs, Ref{Namespace: info.Namespace, Name: info.Name})
+		})
+	})
+	return refs, err
+}
+
+// read runs one read of the selection under kube.Read with s.Retry. A read that fails in
+// part (some visits failed: not transient) keeps what it read.
+func (s *Selection) read(ctx context.Context, fn func(actx context.Context) error) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	_, err := kube.Read(ctx, s.Retry, func(actx context.Context) (struct{}, error) {
+		return struct{}{}, fn(actx)
+	})
+	return err
+}
+
+// visitNames visits the Deployments named by args (deployments.v1.apps/NAME each) without
+// fetching them.
+func (s *Selection) visitNames(ctx context.Context, args []string, fn func(*resource.Info)) error {
+	r := s.Builder(ctx).
 		WithScheme(scheme.Scheme, appsv1.SchemeGroupVersion).
 		NamespaceParam(s.Namespace).DefaultNamespace().
 		ResourceTypeOrNameArgs(true, args...).
@@ -218,11 +252,7 @@ func (s *Selection) Resolve() ([]Ref, error) {
 		ContinueOnError().
 		Flatten().
 		Do()
-	var refs []Ref
-	err = visit(r, func(info *resource.Info) {
-		refs = append(refs, Ref{Namespace: info.Namespace, Name: info.Name})
-	})
-	return refs, err
+	return visit(r, fn)
 }
 
 // names returns the names of a selection by name: ParseArgs' one, or ParseNames' many.
@@ -241,16 +271,30 @@ func (s *Selection) names() ([]string, error) {
 // List returns the Deployments a Bulk selection (-l, --all, -A) selects, as the API server
 // returns them (namespace, then name), read through resource.Builder with one LIST
 // (RequestChunksOf(ChunkSize): ceil(n/ChunkSize) pages, continue tokens followed by the
-// builder) of deployments.v1.apps in Scope().Namespace with the label selector. Errors: not a
-// Bulk selection, offline (no Builder), and the LIST's, aggregated.
-func (s *Selection) List() ([]*appsv1.Deployment, error) {
+// builder) of deployments.v1.apps in Scope().Namespace with the label selector, through
+// kube.Read with s.Retry: each attempt's requests end with its time (kube.AttemptTimeout),
+// and the whole LIST is sent again after a transient failure. Errors: not a Bulk selection,
+// offline (no Builder), the LIST's, aggregated, after retries with kube.Read's "(gave up
+// after N attempts in D)"; ctx's.
+func (s *Selection) List(ctx context.Context) ([]*appsv1.Deployment, error) {
 	if !s.Bulk() {
 		return nil, errors.New("not a selection by -l, --all or -A")
 	}
 	if s.Builder == nil {
 		return nil, errors.New("-l, --all and -A select live Deployments: they need a cluster")
 	}
-	r := s.Builder().
+	var out []*appsv1.Deployment
+	err := s.read(ctx, func(actx context.Context) error {
+		var err error
+		out, err = s.list(actx)
+		return err
+	})
+	return out, err
+}
+
+// list is one attempt of List: the paginated LIST under ctx.
+func (s *Selection) list(ctx context.Context) ([]*appsv1.Deployment, error) {
+	r := s.Builder(ctx).
 		WithScheme(scheme.Scheme, appsv1.SchemeGroupVersion).
 		NamespaceParam(s.Namespace).DefaultNamespace().AllNamespaces(s.AllNamespaces).
 		ResourceTypes(deploymentResource). // not ResourceTypeOrNameArgs: its alias expansion asks discovery

@@ -60,7 +60,7 @@ func TestResolve(t *testing.T) {
 			if !tc.offline {
 				s.Builder = NewBuilder(noRequests(t))
 			}
-			got, err := s.Resolve()
+			got, err := s.Resolve(t.Context())
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("got %v, error %v; want an error containing %q", got, err, tc.wantErr)

@@ -328,3 +328,60 @@ func (f *contextsFixture) getters() map[string]func(*testing.T) int64 {
 		},
 	}
 }
+
+// TestContextsReadVerbs runs status, drive status and reload (no --yes: it only shows)
+// across main, down and second with -o json: each lists web of main and of second, each
+// item carrying its context and that cluster's replicas; down is one stderr line; exit 1;
+// reload wrote nothing.
+func TestContextsReadVerbs(t *testing.T) {
+	t.Parallel()
+	f := newContextsFixture(t)
+	f.c.CreateDeployment(t, f.ns, framework.NewDeployment("web").Replicas(2))
+	f.second.CreateSettled(t, f.ns, framework.NewDeployment("web").Replicas(5))
+	f.c.WaitForRollout(t, f.ns, "web", time.Minute)
+	before := map[string]int64{}
+	for ctx, get := range f.getters() {
+		before[ctx] = get(t)
+	}
+	contexts := strings.Join([]string{ctxMain, ctxDown, ctxSecond}, ",")
+	type item struct {
+		Context    string
+		Name       string // DriveStatus
+		Deployment struct {
+			Name     string
+			Replicas int32
+		}
+	}
+	t.Run("verbs", func(t *testing.T) { // returns once its parallel subtests are done
+		for _, verb := range [][]string{{"status", "--all"}, {"drive", "status", "--all"}, {"reload", "deploy/web"}} {
+			t.Run(verb[0]+"-"+verb[len(verb)-1], func(t *testing.T) {
+				t.Parallel()
+				res := f.plugin(t, append(verb, "-n", f.ns, "-o", "json", "--contexts", contexts)...)
+				if res.ExitCode != 1 || strings.Count(res.Stderr, "context "+ctxDown) != 1 || strings.Contains(res.Stderr, "goroutine ") {
+					t.Fatalf("%v: exit %d, want 1 and one line naming context down\nstdout: %s\nstderr: %s", verb, res.ExitCode, res.Stdout, res.Stderr)
+				}
+				var l struct{ Items []item }
+				if err := json.Unmarshal([]byte(res.Stdout), &l); err != nil {
+					t.Fatalf("%v: decode: %v\n%s", verb, err, res.Stdout)
+				}
+				var got []string
+				for _, it := range l.Items {
+					name := it.Deployment.Name + it.Name
+					got = append(got, it.Context+"/"+name)
+					want := map[string]int32{ctxMain: 2, ctxSecond: 5}[it.Context]
+					if verb[0] != "drive" && it.Deployment.Replicas != want {
+						t.Errorf("%v: context %s: web with %d replicas, want %d (that cluster's)", verb, it.Context, it.Deployment.Replicas, want)
+					}
+				}
+				if !slices.Equal(got, []string{ctxMain + "/web", ctxSecond + "/web"}) {
+					t.Errorf("%v: items %q, want main/web then second/web", verb, got)
+				}
+			})
+		}
+	})
+	for ctx, get := range f.getters() {
+		if after := get(t); after != before[ctx] {
+			t.Errorf("context %s: web changed (generation %d -> %d): reload across contexts must not write", ctx, before[ctx], after)
+		}
+	}
+}

@@ -13,8 +13,11 @@ import (
 // capitalized keys they have had since before this object was versioned.
 type DriveStatus struct {
 	metav1.TypeMeta `json:",inline"`
-	Namespace       string `json:"namespace"`
-	Name            string `json:"name"`
+	// Context is the kubeconfig context the status was read in, when drive status spans
+	// several contexts (--contexts, --all-contexts); empty otherwise.
+	Context   string `json:"context,omitempty"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 	// Held: the Deployment carries the drive annotation (rollplan.dev/drive).
 	Held bool `json:"held"`
 	// State is the drive state kept in that annotation (nil when not held).

@@ -11,6 +11,9 @@ import (
 // v1alpha1. See README "The RolloutStatus object".
 type RolloutStatus struct {
 	metav1.TypeMeta `json:",inline"`
+	// Context is the kubeconfig context the status was read in, when status spans several
+	// contexts (--contexts, --all-contexts); empty otherwise.
+	Context string `json:"context,omitempty"`
 	// Deployment identifies the Deployment, with the spec fields the status depends on.
 	Deployment StatusDeployment `json:"deployment"`
 	// ObservedAt is the time the status was computed for; Elapsed, the deadline and the ETA

@@ -1,0 +1,124 @@
+package cmd
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+)
+
+// DriveStatusOptions holds the flags of "kubectl rollplan drive status".
+type DriveStatusOptions struct {
+	// Output is -o: the human form, or the DriveStatus object through cli-runtime's printers.
+	Output *printer.OutputFlags
+	Target
+	// Fleet is the selection of many Deployments (several names, -l, --all, -A): one line
+	// each; when it selects one by name, Target is that one.
+	Fleet Targets
+	// Contexts are --contexts and --all-contexts (drivestatus_contexts.go).
+	Contexts ContextFlags
+	Now      func() time.Time
+	genericiooptions.IOStreams
+}
+
+// NewDriveStatusOptions returns DriveStatusOptions printing the human form.
+func NewDriveStatusOptions(streams genericiooptions.IOStreams) *DriveStatusOptions {
+	return &DriveStatusOptions{Output: printer.NewOutputFlags(), Fleet: newTargets(readOnlyFleet), Now: time.Now, IOStreams: streams}
+}
+
+// NewCmdDriveStatus returns "kubectl rollplan drive status" (without --contexts: it needs
+// the root's connection flags).
+func NewCmdDriveStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdDriveStatus(f, nil, streams)
+}
+
+// newCmdDriveStatus is NewCmdDriveStatus whose --contexts reach the contexts of kc.
+func newCmdDriveStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewDriveStatusOptions(streams)
+	o.Contexts.Kubeconfig = kc
+	cmd := &cobra.Command{
+		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [-o json|yaml|jsonpath=...|go-template=...]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts",
+		Example: templates.Examples(`
+			kubectl rollplan drive status deploy/web
+			kubectl rollplan drive status web -o json
+			kubectl rollplan drive status web -o jsonpath='{.state.step}'
+			kubectl rollplan drive status -A`),
+		RunE: runE(f, o),
+	}
+	o.Output.HumanForm = "the human-readable status"
+	o.Output.AddFlags(cmd)
+	o.Fleet.Select.AddFlags(cmd)
+	if kc != nil {
+		o.Contexts.addDriveStatusFlags(cmd)
+	}
+	return cmd
+}
+
+// Complete resolves the contexts (--contexts, before any request), the namespace, the
+// selection (one Deployment's name, or many) and the client.
+func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	if err := o.Contexts.resolve(cmd); err != nil {
+		return err
+	}
+	if err := o.Fleet.completeFleet(f, args, ""); err != nil {
+		return err
+	}
+	if o.Fleet.many() {
+		return nil
+	}
+	return o.Target.complete(f, args, "", nil)
+}
+
+// Validate checks -o (pure): a format cli-runtime's printers know.
+func (o *DriveStatusOptions) Validate() error {
+	if o.Output.Human() {
+		return nil
+	}
+	_, err := o.Output.ToPrinter()
+	return err
+}
+
+// Run reads the Deployment and prints its drive status: the human form, or the DriveStatus
+// object (kind DriveStatus, apiVersion rollplan.dev/v1alpha1) with -o.
+func (o *DriveStatusOptions) Run(ctx context.Context) error {
+	var p printers.ResourcePrinter
+	if !o.Output.Human() {
+		var err error
+		if p, err = o.Output.ToPrinter(); err != nil {
+			return err
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.Contexts.many() {
+		return o.runContexts(ctx, p)
+	}
+	if o.Fleet.many() {
+		return o.runFleet(ctx, p)
+	}
+	_, st, err := o.load(ctx)
+	if err != nil {
+		return err
+	}
+	snap, err := drive.NewSnapshot(st)
+	if err != nil {
+		return err
+	}
+	now := o.Now()
+	r := drive.Status(snap, now)
+	if p != nil {
+		return p.PrintObj(r, o.Out)
+	}
+	return printer.PrintDriveStatus(o.Out, r, now)
+}
