@@ -188,7 +188,7 @@ func (r *Result) replay(in Input, base *planner.Plan, templates map[string]*core
 		sig := fmt.Sprint(last)
 		if sig != prev && len(last) > 0 {
 			for _, sf := range last {
-				r.Findings = append(r.Findings, sf.finding(k+1))
+				r.Findings = append(r.Findings, sf.finding(printedStep(p, base, k+1, timed)))
 			}
 		}
 		prev = sig
@@ -197,7 +197,7 @@ func (r *Result) replay(in Input, base *planner.Plan, templates map[string]*core
 		last = w.shortfalls(p.Initial)
 	}
 	if p.Outcome == planner.OutcomeStalled && base.Outcome != planner.OutcomeStalled && len(last) > 0 {
-		r.Stall = stallOf(len(p.Steps), last)
+		r.Stall = stallOf(printedStep(p, base, len(p.Steps), timed), last)
 		for i := range r.Findings {
 			if r.Findings[i].Step == r.Stall.Step {
 				r.Findings[i].Severity = SeverityStall
@@ -208,6 +208,36 @@ func (r *Result) replay(in Input, base *planner.Plan, templates map[string]*core
 		r.Plan = p
 	}
 	return nil
+}
+
+// printedStep is step k (from 1) of the replayed plan p as a step of the printed plan base.
+// Under the timed model the replay is batched and its steps are not base's: k becomes the
+// first step of base that reaches p's step k's replicas, or, if none does, the last step of
+// base that has no more replicas than it in any ReplicaSet. Otherwise k is kept.
+func printedStep(p, base *planner.Plan, k int, timed bool) int {
+	if !timed || k < 1 || k > len(p.Steps) {
+		return k
+	}
+	want := p.Steps[k-1].Replicas
+	for j, s := range base.Steps {
+		if slices.Equal(s.Replicas, want) {
+			return j + 1
+		}
+	}
+	out := min(k, len(base.Steps))
+	for j, s := range base.Steps {
+		if len(s.Replicas) != len(want) {
+			continue
+		}
+		under := true
+		for i := range want {
+			under = under && s.Replicas[i] <= want[i]
+		}
+		if under {
+			out = j + 1
+		}
+	}
+	return out
 }
 
 // assumedPods stands for the existing pods when pods were not read: status.replicas pods of
