@@ -173,3 +173,53 @@ func TestFeasibilityCapacityStall(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// restart and undo run the checks on the plan before they write: a quota of exactly the
+// Deployment's pods with maxUnavailable 0 shows "Stalled at step 1" with the quota, and with
+// --fail-on-stall they exit 3 and leave the Deployment as it was (generation unchanged).
+func TestFeasibilityVerbsQuotaStall(t *testing.T) {
+	t.Parallel()
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
+	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := c.Client.CoreV1().ResourceQuotas(ns).Get(t.Context(), "pods", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := got.Status.Used[corev1.ResourcePods]; u.Value() == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the quota's status.used is %v after 30s, want pods: 2", got.Status.Used)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	before, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"restart", "undo"} {
+		res := c.Plugin(t, verb, "deploy/web", "-n", ns, "--yes", "--fail-on-stall")
+		t.Logf("%s: exit %d\n%s%s", verb, res.ExitCode, res.Stdout, res.Stderr)
+		if res.ExitCode != 3 || !strings.Contains(res.Stdout, "Stalled at step 1: Quota: ") || !strings.Contains(res.Stdout, "resourcequota/pods") {
+			t.Errorf("%s: exit %d, want 3 and a Quota stall at step 1 naming resourcequota/pods", verb, res.ExitCode)
+		}
+		after, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Generation != before.Generation {
+			t.Errorf("%s --fail-on-stall: generation %d -> %d, want unchanged", verb, before.Generation, after.Generation)
+		}
+	}
+}
