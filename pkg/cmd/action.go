@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -34,6 +35,8 @@ type ActionOptions struct {
 	// Output prints the plan that follows as a RolloutPlan (json, yaml, ...) instead of the
 	// human preview; kubectl's result line then goes to stderr.
 	Output *printer.OutputFlags
+	// Feas is --checks and --fail-on-stall (resume and restart; pause starts no rollout).
+	Feas writeChecks
 
 	Writer
 	// Now is the clock: restart's restartedAt, and resume's view and hand-back of a Deployment
@@ -51,6 +54,7 @@ func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *Ac
 		Readiness: string(planner.ReadinessBatched),
 		MaxSteps:  40,
 		Output:    printer.NewOutputFlags(),
+		Feas:      newWriteChecks(),
 		Now:       time.Now,
 		IOStreams: streams,
 	}
@@ -69,6 +73,7 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 	o.Writer.addFlags(cmd)
 	if o.Verb != rollout.VerbPause {
 		addReadinessFlag(cmd, &o.Readiness)
+		o.Feas.addFlags(cmd)
 	}
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
 	o.Output.AddFlags(cmd)
@@ -81,6 +86,9 @@ func (o *ActionOptions) Validate() error {
 		return err
 	}
 	if err := o.Writer.validate(); err != nil {
+		return err
+	}
+	if err := o.Feas.validate(); err != nil {
 		return err
 	}
 	if !o.Output.Human() {
@@ -117,6 +125,8 @@ type actionItem struct {
 	state  *cluster.State
 	action *rollout.Action
 	held   bool
+	// feas is the feasibility checks' result on the action's plan (nil: nothing to say).
+	feas *feasibility.Result
 }
 
 // previewOne reads the Deployment, previews the verb (with --dry-run=server, from the
@@ -145,9 +155,17 @@ func (o *ActionOptions) previewOne(ctx context.Context, ref rollout.Object) (*ac
 			return nil, err
 		}
 	}
+	if o.Verb != rollout.VerbPause && a.Plan != nil && a.Result != nil {
+		if it.feas, a.Plan, err = o.Feas.check(ctx, client, o.readiness(), state, a.Result, a.Plan); err != nil {
+			return nil, err
+		}
+	}
 	it.action = a
 	if o.Output.Human() {
 		if err := printer.PrintAction(o.Out, a, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+			return nil, err
+		}
+		if err := printer.PrintFeasibility(o.Out, it.feas); err != nil {
 			return nil, err
 		}
 		printer.PrintNotes(o.Out)
@@ -156,11 +174,18 @@ func (o *ActionOptions) previewOne(ctx context.Context, ref rollout.Object) (*ac
 		if err != nil {
 			return nil, err
 		}
-		if err := p.PrintObj(printer.NewRolloutPlan(a.Plan, nil), o.Out); err != nil {
+		if err := p.PrintObj(it.plan(), o.Out); err != nil {
 			return nil, err
 		}
 	}
-	return it, nil
+	return it, o.Feas.refuse(ref.Name, it.feas)
+}
+
+// plan is the item's RolloutPlan, with the checks' feasibility section.
+func (it *actionItem) plan() *v1alpha1.RolloutPlan {
+	obj := printer.NewRolloutPlan(it.action.Plan, nil)
+	obj.Feasibility = printer.NewPlanFeasibility(it.feas)
+	return obj
 }
 
 // printPlans prints the plans of several Deployments as one RolloutPlanList (-o).
@@ -172,7 +197,7 @@ func (o *ActionOptions) printPlans(items []*actionItem) error {
 	var plans []*v1alpha1.RolloutPlan
 	for _, it := range items {
 		if it.action != nil {
-			plans = append(plans, printer.NewRolloutPlan(it.action.Plan, nil))
+			plans = append(plans, it.plan())
 		}
 	}
 	return p.PrintObj(printer.NewRolloutPlanList(plans), o.Out)

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
@@ -64,6 +65,8 @@ type UndoOptions struct {
 	Output     string
 	Readiness  string
 	MaxSteps   int
+	// Feas is --checks and --fail-on-stall, run on the plan of a rollback.
+	Feas writeChecks
 
 	Writer
 
@@ -76,6 +79,7 @@ func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
 		Writer:    newWriter("undo", streams),
 		Readiness: string(planner.ReadinessBatched),
 		MaxSteps:  40,
+		Feas:      newWriteChecks(),
 		IOStreams: streams,
 	}
 }
@@ -95,6 +99,7 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	cmd.Flags().BoolVar(&o.PatchOnly, "patch-only", false, "Print only kubectl's JSON patch and change nothing.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print only the patch, as json or yaml, instead of the preview (the patch is still applied unless --dry-run).")
 	addReadinessFlag(cmd, &o.Readiness)
+	o.Feas.addFlags(cmd)
 	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
 	o.Writer.addFlags(cmd)
 	return cmd
@@ -114,7 +119,7 @@ func (o *UndoOptions) Validate() error {
 	if err := o.Writer.validate(); err != nil {
 		return err
 	}
-	return nil
+	return o.Feas.validate()
 }
 
 // Run reads each Deployment and its ReplicaSets, previews the rollback and, unless a dry
@@ -206,10 +211,12 @@ func (o *UndoOptions) printPatch(u *rollout.Undo) error {
 	return printer.PrintPatch(o.Out, u.Patch.Kubectl, o.Output)
 }
 
-// printPreview checks a rollback with the server (--dry-run=server) and prints the preview
-// (unless quiet); a refused or not-found rollback is then the error.
+// printPreview checks a rollback with the server (--dry-run=server), runs the feasibility
+// checks on its plan and prints the preview (unless quiet); a refused or not-found rollback
+// is then the error, and with --fail-on-stall a plan that stalls (ExitStalled).
 func (o *UndoOptions) printPreview(ctx context.Context, client kubernetes.Interface, state *cluster.State, u *rollout.Undo, quiet bool) error {
 	var plan *planner.Plan
+	var feas *feasibility.Result
 	var notes []string
 	if u.Outcome == rollout.UndoRollBack {
 		result := u.Result
@@ -225,9 +232,15 @@ func (o *UndoOptions) printPreview(ctx context.Context, client kubernetes.Interf
 		if plan, err = rollout.Plan(result, state.ReplicaSets, planner.Readiness(o.Readiness)); err != nil {
 			return err
 		}
+		if feas, plan, err = o.Feas.check(ctx, client, planner.Readiness(o.Readiness), state, result, plan); err != nil {
+			return err
+		}
 	}
 	if !quiet {
 		if err := printer.PrintUndo(o.Out, u, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+			return err
+		}
+		if err := printer.PrintFeasibility(o.Out, feas); err != nil {
 			return err
 		}
 		printer.PrintNotes(o.Out, notes...)
@@ -235,7 +248,7 @@ func (o *UndoOptions) printPreview(ctx context.Context, client kubernetes.Interf
 	if u.Failed() {
 		return errors.New(u.Message)
 	}
-	return nil
+	return o.Feas.refuse(state.Deployment.Name, feas)
 }
 
 // apply sends the rollback (a real run of a rollback; nothing otherwise) and returns

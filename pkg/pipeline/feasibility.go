@@ -11,6 +11,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // checkChunk is the page size of the feasibility checks' LISTs.
@@ -132,3 +133,27 @@ func quiet(r *feasibility.Result) bool {
 	}
 	return true
 }
+
+// CheckWrite runs the feasibility checks (Config.Feasibility) on the plan a verb shows before
+// it writes (undo, resume, restart): plan is the controller's plan of desired, the Deployment
+// the write makes, from state (the live Deployment and its ReplicaSets, in state's
+// namespace). The objects are read from src as Plan reads them (once per Source and
+// namespace for the Config's life). It returns the checks' Result (nil when no check is
+// asked for or they have nothing to say, so the verb prints as before) and the plan to show:
+// the checks' replay (pods the cluster holds back made unavailable) when they made one, else
+// plan. Errors: the checks' (a Deployment the replay cannot simulate).
+func (c *Config) CheckWrite(ctx context.Context, src Source, state *cluster.State, desired *appsv1.Deployment, plan *planner.Plan) (*feasibility.Result, *planner.Plan, error) {
+	m := Member{Source: src.Name(), Ref: target.Ref{Namespace: state.Deployment.Namespace, Name: state.Deployment.Name}, State: state}
+	in := planner.Input{Deployment: desired, ReplicaSets: state.ReplicaSets, Readiness: c.Readiness}
+	r, err := c.Feasible(ctx, src, m, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r != nil && r.Plan != nil {
+		plan = r.Plan
+	}
+	return r, plan, nil
+}
+
+// Stalls says whether the checks' Result r ends the plan Stalled (quota, capacity).
+func Stalls(r *feasibility.Result) bool { return r != nil && r.Stall != nil }

@@ -162,6 +162,43 @@ func TestFeasibilityCapacityStall(t *testing.T) {
 	}
 }
 
+// restart and undo run the checks on the plan before they write: a quota of exactly the
+// Deployment's pods with maxUnavailable 0 shows "Stalled at step 1" with the quota, and with
+// --fail-on-stall they exit 3 and leave the Deployment as it was (generation unchanged).
+func TestFeasibilityVerbsQuotaStall(t *testing.T) {
+	t.Parallel()
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
+	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
+	before, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"restart", "undo"} {
+		res := c.Plugin(t, verb, "deploy/web", "-n", ns, "--yes", "--fail-on-stall")
+		t.Logf("%s: exit %d\n%s%s", verb, res.ExitCode, res.Stdout, res.Stderr)
+		if res.ExitCode != 3 || !strings.Contains(res.Stdout, "Stalled at step 1: Quota: ") || !strings.Contains(res.Stdout, "resourcequota/pods") {
+			t.Errorf("%s: exit %d, want 3 and a Quota stall at step 1 naming resourcequota/pods", verb, res.ExitCode)
+		}
+		after, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Generation != before.Generation {
+			t.Errorf("%s --fail-on-stall: generation %d -> %d, want unchanged", verb, before.Generation, after.Generation)
+		}
+	}
+}
+
 // waitQuotaUsed waits until ResourceQuota ns/name's status.used counts pods pods (the
 // resourcequota controller's recount, every 15 s on the local cluster, mends a pod admitted
 // before the admission cache had the quota).
