@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 )
 
 // NodeLostLabel on a node (non-empty value) makes kwok stop posting its status (stages
@@ -22,10 +23,13 @@ const NodeLostLabel = "rollplan.test/node-lost"
 const PrivateNodeKey = "rollplan.test/private-node"
 
 // PrivateNode creates a kwok node named name (4 cpu, 8Gi, 110 pods) labelled and tainted
-// PrivateNodeKey=name:NoSchedule, so that no other test's pods (and no DaemonSet of another
-// test, which does not tolerate the taint) count or use it; it waits (up to 30 s) until kwok
-// marks it Ready and removes the not-ready taint admission put on it (the local cluster runs
-// no node-lifecycle controller), and deletes the node in t.Cleanup.
+// PrivateNodeKey=name:NoSchedule, without the shared nodes' label type=kwok, so that no other
+// test's pods use it (the DaemonSets of kinds_test.go tolerate every taint but select
+// type=kwok); it waits (up to 30 s) until kwok marks it Ready and removes the not-ready
+// taint admission put on it (the local cluster runs no node-lifecycle controller). In
+// t.Cleanup it deletes the node, then the pods bound to it (grace 0: no kubelet confirms).
+// Other tests still see one node more in cluster-wide reads and scheduler messages
+// ("0/2 nodes are available"): call it from a test that is not parallel.
 func (c *Cluster) PrivateNode(t testing.TB, name string) *corev1.Node {
 	t.Helper()
 	node := &corev1.Node{
@@ -33,7 +37,7 @@ func (c *Cluster) PrivateNode(t testing.TB, name string) *corev1.Node {
 			Name:        name,
 			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
 			Labels: map[string]string{
-				"type": "kwok", PrivateNodeKey: name, "kubernetes.io/hostname": name,
+				PrivateNodeKey: name, "kubernetes.io/hostname": name,
 				"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
 			},
 		},
@@ -48,10 +52,29 @@ func (c *Cluster) PrivateNode(t testing.TB, name string) *corev1.Node {
 		t.Fatalf("create node %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		if err := nodes.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("delete node %s: %v", name, err)
+		}
+		// Then its pods, until none is left (one the scheduler bound just before the node
+		// went); pods the ReplicaSets create after stay unbound, which namespace deletion
+		// removes at once.
+		err := poll(ctx, 200*time.Millisecond, 10*time.Second, func(ctx context.Context) (bool, error) {
+			pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + name})
+			if err != nil {
+				return false, err
+			}
+			for _, p := range pods.Items {
+				err := c.Client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+				if err != nil && !apierrors.IsNotFound(err) {
+					return false, err
+				}
+			}
+			return len(pods.Items) == 0, nil
+		})
+		if err != nil {
+			t.Errorf("delete the pods of node %s: %v", name, err)
 		}
 	})
 	var got *corev1.Node
