@@ -204,12 +204,17 @@ func (c *ChangeFlags) ServerDesired(ctx context.Context, cs kubernetes.Interface
 	return server, append(warnings, more...), nil
 }
 
-// serverDryRun returns what the API server would store for desired (kube.DryRunUpdate: an
-// update of st's Deployment, or a create when st has none), with st's status kept. When the
+// serverDryRun returns what the API server would store for desired (kube.DryRunUpdateOf: an
+// update of st's Deployment, sent again when only its status moved since it was read, or a
+// create when st has none), with st's status kept. When the
 // dry run is forbidden it returns the client-side defaults and a warning that the new
 // ReplicaSet's name may differ.
 func serverDryRun(ctx context.Context, cs kubernetes.Interface, st *cluster.State, desired *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
-	server, err := kube.DryRunUpdate(ctx, cs, desired)
+	var read *appsv1.Deployment
+	if st != nil {
+		read = st.Deployment
+	}
+	server, err := kube.DryRunUpdateOf(ctx, cs, read, desired)
 	switch {
 	case errors.Is(err, kube.ErrDryRunForbidden):
 		verb := "update"

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -67,4 +68,28 @@ func (e *dryRunError) Error() string { return e.msg }
 func (e *dryRunError) Unwrap() error { return e.err }
 func (e *dryRunError) Is(target error) bool {
 	return e.forbidden && target == ErrDryRunForbidden
+}
+
+// dryRunConflictTries bounds DryRunUpdateOf's dry runs sent again after a status-only change.
+const dryRunConflictTries = 3
+
+// DryRunUpdateOf is DryRunUpdate of desired, the change of read (the Deployment as it was
+// read; nil: a create). A Conflict because only read's status moved since it was read (the
+// controller updating status mid-rollout: same generation, spec, labels and annotations,
+// OnlyStatusMoved) does not change what the server would store: the dry run is sent again
+// with the current resourceVersion, up to 3 times. A Conflict for any other change is
+// returned as DryRunUpdate returns it. Errors: DryRunUpdate's; the GET's are not returned
+// (the Conflict is).
+func DryRunUpdateOf(ctx context.Context, client kubernetes.Interface, read, desired *appsv1.Deployment) (*appsv1.Deployment, error) {
+	got, err := DryRunUpdate(ctx, client, desired)
+	for try := 1; try < dryRunConflictTries && read != nil && desired.ResourceVersion != "" && apierrors.IsConflict(err); try++ {
+		now, gerr := client.AppsV1().Deployments(desired.Namespace).Get(ctx, desired.Name, metav1.GetOptions{})
+		if gerr != nil || !OnlyStatusMoved(read, now) {
+			break
+		}
+		desired = desired.DeepCopy()
+		desired.ResourceVersion = now.ResourceVersion
+		got, err = DryRunUpdate(ctx, client, desired)
+	}
+	return got, err
 }

@@ -147,3 +147,55 @@ func TestDryRunErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunUpdateOfStatusMoved: a Conflict because the controller updated the status since
+// the read is sent again with the current resourceVersion; one because the spec changed is
+// returned.
+func TestDryRunUpdateOfStatusMoved(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		specMoved bool
+		wantErr   bool
+		wantSends int
+	}{
+		{"status moved", false, false, 2},
+		{"spec moved", true, true, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			read := testutil.Deployment("web").Replicas(10).ResourceVersion("42").Build()
+			now := read.DeepCopy()
+			now.ResourceVersion = "43"
+			now.Status.ReadyReplicas = 7
+			if c.specMoved {
+				now.Spec.Replicas = ptrTo(int32(3))
+				now.Generation++
+			}
+			client := fake.NewClientset(now)
+			sends := 0
+			client.PrependReactor("update", "deployments", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				sends++
+				obj := a.(k8stesting.UpdateActionImpl).GetObject().(*appsv1.Deployment)
+				if obj.ResourceVersion != "43" {
+					return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("the object has been modified"))
+				}
+				return true, obj, nil
+			})
+			desired, err := change.SetImages(read, []string{"web=nginx:1.19"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := kube.DryRunUpdateOf(context.Background(), client, read, desired)
+			if (err != nil) != c.wantErr || sends != c.wantSends {
+				t.Fatalf("err %v after %d dry runs; want error %v after %d", err, sends, c.wantErr, c.wantSends)
+			}
+			if err == nil && got.Spec.Template.Spec.Containers[0].Image != "nginx:1.19" {
+				t.Errorf("dry run returned %s, want the change", got.Spec.Template.Spec.Containers[0].Image)
+			}
+			if err != nil && !apierrors.IsConflict(err) {
+				t.Errorf("err %v, want the Conflict", err)
+			}
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
