@@ -74,22 +74,49 @@ func (e *dryRunError) Is(target error) bool {
 const dryRunConflictTries = 3
 
 // DryRunUpdateOf is DryRunUpdate of desired, the change of read (the Deployment as it was
-// read; nil: a create). A Conflict because only read's status moved since it was read (the
-// controller updating status mid-rollout: same generation, spec, labels and annotations,
-// OnlyStatusMoved) does not change what the server would store: the dry run is sent again
-// with the current resourceVersion, up to 3 times. A Conflict for any other change is
-// returned as DryRunUpdate returns it. Errors: DryRunUpdate's; the GET's are not returned
-// (the Conflict is).
+// read; nil: a create). A Conflict because only the Deployment controller moved read since
+// it was read (its status mid-rollout, or its first sync's deployment.kubernetes.io/revision
+// annotation: same generation, spec and labels, controllerMoved) does not change what the
+// user asked: the dry run is sent again with the current resourceVersion (and revision
+// annotation), up to 3 times. A Conflict for any other change is returned as DryRunUpdate
+// returns it. Errors: DryRunUpdate's; the GET's are not returned (the Conflict is).
 func DryRunUpdateOf(ctx context.Context, client kubernetes.Interface, read, desired *appsv1.Deployment) (*appsv1.Deployment, error) {
 	got, err := DryRunUpdate(ctx, client, desired)
 	for try := 1; try < dryRunConflictTries && read != nil && desired.ResourceVersion != "" && apierrors.IsConflict(err); try++ {
 		now, gerr := client.AppsV1().Deployments(desired.Namespace).Get(ctx, desired.Name, metav1.GetOptions{})
-		if gerr != nil || !OnlyStatusMoved(read, now) {
+		if gerr != nil || !controllerMoved(read, now) {
 			break
 		}
 		desired = desired.DeepCopy()
 		desired.ResourceVersion = now.ResourceVersion
+		if rev, ok := now.Annotations[revisionAnnotation]; ok {
+			if desired.Annotations == nil {
+				desired.Annotations = map[string]string{}
+			}
+			desired.Annotations[revisionAnnotation] = rev
+		}
 		got, err = DryRunUpdate(ctx, client, desired)
 	}
 	return got, err
+}
+
+// revisionAnnotation is the Deployment controller's revision annotation
+// (deploymentutil.RevisionAnnotation, k8s.io/kubernetes v1.36.3).
+const revisionAnnotation = "deployment.kubernetes.io/revision"
+
+// controllerMoved reports whether now differs from the d that was read only where the
+// Deployment controller writes: status (OnlyStatusMoved) or the revision annotation.
+func controllerMoved(d, now *appsv1.Deployment) bool {
+	strip := func(a map[string]string) map[string]string {
+		out := map[string]string{}
+		for k, v := range a {
+			if k != revisionAnnotation {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	a, b := d.DeepCopy(), now.DeepCopy()
+	a.Annotations, b.Annotations = strip(a.Annotations), strip(b.Annotations)
+	return OnlyStatusMoved(a, b)
 }

@@ -153,13 +153,14 @@ func TestDryRunErrors(t *testing.T) {
 // returned.
 func TestDryRunUpdateOfStatusMoved(t *testing.T) {
 	for _, c := range []struct {
-		name      string
-		specMoved bool
-		wantErr   bool
-		wantSends int
+		name                string
+		specMoved, revMoved bool
+		wantErr             bool
+		wantSends           int
 	}{
-		{"status moved", false, false, 2},
-		{"spec moved", true, true, 1},
+		{"status moved", false, false, false, 2},
+		{"status and the controller's revision annotation moved", false, true, false, 2},
+		{"spec moved", true, false, true, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			read := testutil.Deployment("web").Replicas(10).ResourceVersion("42").Build()
@@ -169,6 +170,9 @@ func TestDryRunUpdateOfStatusMoved(t *testing.T) {
 			if c.specMoved {
 				now.Spec.Replicas = ptrTo(int32(3))
 				now.Generation++
+			}
+			if c.revMoved {
+				now.Annotations = map[string]string{"deployment.kubernetes.io/revision": "1"}
 			}
 			client := fake.NewClientset(now)
 			sends := 0
@@ -190,6 +194,9 @@ func TestDryRunUpdateOfStatusMoved(t *testing.T) {
 			}
 			if err == nil && got.Spec.Template.Spec.Containers[0].Image != "nginx:1.19" {
 				t.Errorf("dry run returned %s, want the change", got.Spec.Template.Spec.Containers[0].Image)
+			}
+			if err == nil && c.revMoved && got.Annotations["deployment.kubernetes.io/revision"] != "1" {
+				t.Errorf("dry run sent annotations %v, want the controller's revision kept", got.Annotations)
 			}
 			if err != nil && !apierrors.IsConflict(err) {
 				t.Errorf("err %v, want the Conflict", err)
