@@ -132,7 +132,7 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 		Short:                 "Preview the ReplicaSet writes a Deployment change makes",
 		Long:                  previewLong,
 		Example:               previewExample,
-		RunE:                  kindsRunE(f, streams, "preview", runE(f, o)),
+		RunE:                  kindsRunEContexts(f, streams, "preview", runE(f, o), &o.Contexts),
 	}
 	o.Change.addFlags(cmd)
 	cmd.Flags().Int32Var(&o.Partition, "partition", 0, "StatefulSets (sts/NAME): change spec.updateStrategy.rollingUpdate.partition; ordinals below it keep their revision.")
