@@ -95,6 +95,10 @@ type PreviewOptions struct {
 	enforceNamespace bool
 	// Now is the clock.
 	Now func() time.Time
+	// kindRows and kindSources are the plans of a manifest set's StatefulSets and DaemonSets
+	// and the file of each (preview_set_kinds.go).
+	kindRows    []printer.KindSummaryRow
+	kindSources []string
 	// Contexts are --contexts and --all-contexts (preview_contexts.go).
 	Contexts ContextFlags
 	// fleets holds each namespace's Deployments once read (readFleet): a manifest set's plans

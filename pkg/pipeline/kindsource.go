@@ -56,6 +56,8 @@ type KindSource interface {
 	Live() bool
 	Client() (kubernetes.Interface, error)
 	SelectKinds(ctx context.Context, sel KindSelection) ([]KindMember, error)
+	// Nodes returns the Source's nodes (for a DaemonSet the Source does not hold yet).
+	Nodes(ctx context.Context) ([]*corev1.Node, error)
 }
 
 // SelectKinds reads sel from the cluster: Bulk, one LIST of the kind (live.List), then each
@@ -182,7 +184,7 @@ func (f *KindFile) SelectKinds(_ context.Context, sel KindSelection) ([]KindMemb
 		case 1:
 			out = append(out, objs.member(found[0]))
 		case 0:
-			out = append(out, KindMember{Ref: ref, Err: fmt.Errorf("%s.apps %q not found in %s (namespace %q): add it with `kubectl get %s -o yaml`", ref.Kind.Resource(), ref.Name, f.Path, ref.Namespace, ref.Kind.Resource())})
+			out = append(out, KindMember{Ref: ref, Err: kindNotFound{fmt.Sprintf("%s.apps %q not found in %s (namespace %q): add it with `kubectl get %s -o yaml`", ref.Kind.Resource(), ref.Name, f.Path, ref.Namespace, ref.Kind.Resource())}})
 		default:
 			out = append(out, KindMember{Ref: ref, Err: fmt.Errorf("%s %q is in %d namespaces of %s: give one with -n", ref.Kind, ref.Name, len(found), f.Path)})
 		}
@@ -296,7 +298,7 @@ func PlanKindMember(ctx context.Context, src KindSource, m KindMember, c KindCha
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Ref, err)
 	}
-	desired := mod
+	desired := prepareForUpdate(st.Workload, mod)
 	if src.Live() {
 		patch, err := KindPatch(st.Workload, mod)
 		if err != nil {
