@@ -12,12 +12,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/change"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/revisions"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -38,6 +40,8 @@ func dsFixture(t *testing.T) (workload.Workload, []*appsv1.ControllerRevision, [
 	ds.Spec.Template.Spec.Containers = []corev1.Container{{Name: "a", Image: "v1"}}
 	ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 		RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ptr.To(intstr.FromInt32(1)), MaxSurge: ptr.To(intstr.FromInt32(0))}}
+	// The template as the API server stores it (kubectl get prints its defaults).
+	ds.Spec.Template = change.ApplyDefaults(&appsv1.Deployment{Spec: appsv1.DeploymentSpec{Template: ds.Spec.Template}}).Spec.Template
 	p, err := revisions.Patch(&ds.Spec.Template)
 	if err != nil {
 		t.Fatal(err)
@@ -224,4 +228,65 @@ const time1m = 60 * 1e9
 func schemaGVK(apiVersion, kind string) schema.GroupVersionKind {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
 	return gv.WithKind(kind)
+}
+
+// manifestOf returns w as a manifest (unstructured), image set on every container.
+func manifestOf(t *testing.T, w workload.Workload, image string) *unstructured.Unstructured {
+	t.Helper()
+	obj, _ := workload.Of(w.Object().DeepCopyObject())
+	for i := range obj.Template().Spec.Containers {
+		obj.Template().Spec.Containers[i].Image = image
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj.Object())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion("apps/v1")
+	u.SetKind(string(w.Kind()))
+	return u
+}
+
+func TestPlanKindManifestFromFile(t *testing.T) {
+	src := NewKindFile(stateFixture(t))
+	ctx := context.Background()
+	now := metav1.NewTime(kindNow)
+	ds, _, _, _ := dsFixture(t)
+	// Unchanged: no pod operation.
+	p, err := PlanKindManifest(ctx, src, manifestOf(t, ds, "v1"), "", now)
+	if err != nil || !p.NoChange || p.Created || len(p.Plan.PodOperations) != 0 || p.Plan.UpdateRevisionNumber != 1 {
+		t.Fatalf("unchanged DaemonSet: %v %+v", err, p)
+	}
+	// An image: each node's pod replaced, the template generation bumped as the server does.
+	p, err = PlanKindManifest(ctx, src, manifestOf(t, ds, "v2"), "", now)
+	if err != nil || p.NoChange || len(p.Plan.PodOperations) != 4 || p.Plan.UpdateRevisionNumber != 2 {
+		t.Fatalf("DaemonSet image v2: %v %+v", err, p)
+	}
+	// A StatefulSet not in the file: created, every ordinal created at revision 1.
+	sts, _, _ := stsFixture(t)
+	sts.StatefulSet.Name, sts.StatefulSet.Namespace = "cache", "ns"
+	p, err = PlanKindManifest(ctx, src, manifestOf(t, sts, "v1"), "", now)
+	if err != nil || !p.Created {
+		t.Fatalf("new StatefulSet: %v %+v", err, p)
+	}
+	if want := []string{"Create cache-0  r1", "Create cache-1  r1", "Create cache-2  r1"}; !cmp.Equal(opsOf(p.Plan), want) {
+		t.Errorf("new StatefulSet: %v, want %v", opsOf(p.Plan), want)
+	}
+}
+
+func TestPrepareForUpdateDaemonSet(t *testing.T) {
+	ds, _, _, _ := dsFixture(t)
+	ds.DaemonSet.Generation = 3
+	ds.DaemonSet.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}
+	mod, err := (KindChange{Images: []string{"a=v2"}}).Modify(ds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := prepareForUpdate(ds, mod)
+	if got.DaemonSet.Generation != 4 || got.DaemonSet.Annotations[appsv1.DeprecatedTemplateGeneration] != "4" || ds.DaemonSet.Annotations[appsv1.DeprecatedTemplateGeneration] != "3" {
+		t.Errorf("generation %d, template generation %s (input's %s); want 4, 4 (3)", got.DaemonSet.Generation, got.DaemonSet.Annotations[appsv1.DeprecatedTemplateGeneration], ds.DaemonSet.Annotations[appsv1.DeprecatedTemplateGeneration])
+	}
+	if same := prepareForUpdate(ds, ds); same.DaemonSet.Generation != 3 {
+		t.Errorf("no change: generation %d, want 3", same.DaemonSet.Generation)
+	}
 }
