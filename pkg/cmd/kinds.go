@@ -41,9 +41,13 @@ type KindsOptions struct {
 	Watch         bool
 	Timeout       time.Duration
 
-	// Change and Readiness are preview's (completePreview).
-	Change    pipeline.KindChange
-	Readiness planner.Readiness
+	// Change, Readiness, StateFile and ExplicitNamespace are preview's (completePreview).
+	Change            pipeline.KindChange
+	Readiness         planner.Readiness
+	StateFile         string
+	ExplicitNamespace bool
+	// Contexts are preview's --contexts and --all-contexts (nil for the other verbs).
+	Contexts *ContextFlags
 
 	// Namespace is -n or the kubeconfig's; Client reaches the cluster; Now is the clock;
 	// Terminal says whether stdin and stderr are a terminal (the one confirmation).
@@ -59,6 +63,11 @@ type KindsOptions struct {
 // arguments name one of those kinds (target.ParseKindArgs), and next, the Deployment
 // command as it always was, otherwise.
 func kindsRunE(f cmdutil.Factory, streams genericiooptions.IOStreams, verb string, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return kindsRunEContexts(f, streams, verb, next, nil)
+}
+
+// kindsRunEContexts is kindsRunE whose verb also reads --contexts/--all-contexts (preview).
+func kindsRunEContexts(f cmdutil.Factory, streams genericiooptions.IOStreams, verb string, next func(*cobra.Command, []string) error, contexts *ContextFlags) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		fl := cmd.Flags()
 		bulk := flagString(fl, "selector") != "" || flagBool(fl, "all") || flagBool(fl, "all-namespaces")
@@ -69,15 +78,22 @@ func kindsRunE(f cmdutil.Factory, streams genericiooptions.IOStreams, verb strin
 		if err != nil {
 			return err
 		}
-		if fl.Changed("contexts") || fl.Changed("all-contexts") {
+		if contexts == nil && (fl.Changed("contexts") || fl.Changed("all-contexts")) {
 			return fmt.Errorf("%s of StatefulSets and DaemonSets reads one context: drop --contexts/--all-contexts and give --context", verb)
 		}
-		o := &KindsOptions{Verb: verb, Args: ka, Now: time.Now, Terminal: stdTerminal(streams), IOStreams: streams}
+		o := &KindsOptions{Verb: verb, Args: ka, Now: time.Now, Terminal: stdTerminal(streams), Contexts: contexts, IOStreams: streams}
 		if err := o.complete(f, cmd); err != nil {
 			return err
 		}
 		if err := o.Validate(); err != nil {
 			return err
+		}
+		if verb == "preview" {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return o.previewKinds(ctx, cmd)
 		}
 		return o.Run(cmd.Context())
 	}
@@ -111,7 +127,7 @@ func (o *KindsOptions) complete(f cmdutil.Factory, cmd *cobra.Command) error {
 		}
 	}
 	for _, name := range []string{"diff", "state-file", "patch-only", "template"} {
-		if fl.Changed(name) {
+		if fl.Changed(name) && (o.Verb != "preview" || name != "state-file") {
 			return fmt.Errorf("--%s works on Deployments only: drop it for StatefulSets and DaemonSets", name)
 		}
 	}
@@ -249,8 +265,6 @@ func (o *KindsOptions) Run(ctx context.Context) error {
 		return o.each(refs, func(r target.KindRef) error { return o.history(ctx, client, r) })
 	case "status":
 		return o.status(ctx, client, refs)
-	case "preview":
-		return o.each(refs, func(r target.KindRef) error { return o.previewKind(ctx, client, r) })
 	default:
 		return o.write(ctx, client, refs)
 	}

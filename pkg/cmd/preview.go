@@ -95,6 +95,10 @@ type PreviewOptions struct {
 	enforceNamespace bool
 	// Now is the clock.
 	Now func() time.Time
+	// kindRows and kindSources are the plans of a manifest set's StatefulSets and DaemonSets
+	// and the file of each (preview_set_kinds.go).
+	kindRows    []printer.KindSummaryRow
+	kindSources []string
 	// Contexts are --contexts and --all-contexts (preview_contexts.go).
 	Contexts ContextFlags
 	// fleets holds each namespace's Deployments once read (readFleet): a manifest set's plans
@@ -132,7 +136,7 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 		Short:                 "Preview the ReplicaSet writes a Deployment change makes",
 		Long:                  previewLong,
 		Example:               previewExample,
-		RunE:                  kindsRunE(f, streams, "preview", runE(f, o)),
+		RunE:                  kindsRunEContexts(f, streams, "preview", runE(f, o), &o.Contexts),
 	}
 	o.Change.addFlags(cmd)
 	cmd.Flags().Int32Var(&o.Partition, "partition", 0, "StatefulSets (sts/NAME): change spec.updateStrategy.rollingUpdate.partition; ordinals below it keep their revision.")

@@ -7,10 +7,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/printers"
-	"k8s.io/client-go/kubernetes"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -19,8 +20,8 @@ import (
 
 // completePreview reads preview's change flags for StatefulSets and DaemonSets (issue 21).
 func (o *KindsOptions) completePreview(fl *pflag.FlagSet) error {
-	if fl.Changed("filename") || fl.Changed("kustomize") || fl.Changed("contexts") {
-		return errors.New("-f/-k and --contexts work on Deployments only: give the change with --image, --restart, --to-revision, --replicas or --partition")
+	if fl.Changed("filename") || fl.Changed("kustomize") {
+		return errors.New("-f/-k plan the manifests' objects: give sts/NAME or ds/NAME with --image, --restart, --to-revision, --replicas or --partition, or -f alone")
 	}
 	c := &o.Change
 	c.Images, _ = fl.GetStringArray("image")
@@ -36,6 +37,11 @@ func (o *KindsOptions) completePreview(fl *pflag.FlagSet) error {
 		c.Partition = &n
 	}
 	o.Readiness = planner.Readiness(flagString(fl, "readiness"))
+	o.StateFile = flagString(fl, "state-file")
+	o.ExplicitNamespace = fl.Changed("namespace")
+	if o.StateFile != "" && o.Contexts != nil && o.Contexts.given() {
+		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
+	}
 	return nil
 }
 
@@ -54,26 +60,164 @@ func (o *KindsOptions) validatePreview() error {
 	return nil
 }
 
-// previewKind plans one StatefulSet or DaemonSet (pipeline.PlanKindLive) and prints it.
-func (o *KindsOptions) previewKind(ctx context.Context, client kubernetes.Interface, ref target.KindRef) error {
-	c := o.Change
-	c.Now = o.Now().Truncate(1e9)
-	p, err := pipeline.PlanKindLive(ctx, client, ref, c, o.Readiness)
+// previewKinds plans every StatefulSet or DaemonSet selected, from each Source (the state file,
+// the current context, or each of --contexts), and prints them: one object as its plan;
+// several as the summary table then each plan, or one RolloutPlanList with -o.
+func (o *KindsOptions) previewKinds(ctx context.Context, cmd *cobra.Command) error {
+	srcs, srcErrs, err := o.kindSources(cmd)
 	if err != nil {
 		return err
 	}
+	c := o.Change
+	c.Now = o.Now().Truncate(1e9)
+	many := len(srcs) > 1
+	var rows []printer.KindSummaryRow
+	var failed []error
+	for i, src := range srcs {
+		if srcErrs[i] != nil {
+			failed = append(failed, srcErrs[i])
+			continue
+		}
+		ms, err := src.SelectKinds(ctx, o.kindSelection(src))
+		if err != nil {
+			if !many {
+				return err
+			}
+			failed = append(failed, fmt.Errorf("context %s: %w", src.Name(), err))
+			continue
+		}
+		for _, m := range ms {
+			p, err := pipeline.PlanKindMember(ctx, src, m, c, o.Readiness)
+			rows = append(rows, printer.KindSummaryRow{Context: src.Name(), Workload: pipeline.WorkloadRef{Kind: string(m.Ref.Kind), Namespace: m.Ref.Namespace, Name: m.Ref.Name}, Plan: p, Err: err})
+		}
+	}
+	if len(rows) == 0 && len(failed) == 0 {
+		printer.PrintNoneSelected(o.ErrOut, o.Namespace)
+		return nil
+	}
+	if len(rows) == 1 && !many && !o.several() {
+		if rows[0].Err != nil {
+			return rows[0].Err
+		}
+		return o.printKindPlans(rows, false)
+	}
+	if err := o.printKindPlans(rows, true); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Err != nil {
+			failed = append(failed, fmt.Errorf("%s/%s (namespace %s): %w", strings.ToLower(r.Workload.Kind), r.Workload.Name, r.Workload.Namespace, r.Err))
+		}
+	}
+	for _, err := range failed {
+		fmt.Fprintf(o.ErrOut, "error: %v\n", err)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("preview failed for %d of %d", len(failed), len(rows)+len(srcErrs)-countNil(srcErrs))
+	}
+	return nil
+}
+
+func countNil(errs []error) int {
+	n := 0
+	for _, e := range errs {
+		if e == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// kindSources returns the Sources preview reads: the state file, each of --contexts (a
+// context whose Source cannot be made has its error), or the current context.
+func (o *KindsOptions) kindSources(cmd *cobra.Command) ([]pipeline.KindSource, []error, error) {
+	if o.StateFile != "" {
+		return []pipeline.KindSource{pipeline.NewKindFile(o.StateFile)}, []error{nil}, nil
+	}
+	if o.Contexts != nil && o.Contexts.given() {
+		if err := o.Contexts.resolve(cmd); err != nil {
+			return nil, nil, err
+		}
+		if o.Contexts.many() {
+			lives, errs := o.Contexts.sources()
+			srcs := make([]pipeline.KindSource, len(lives))
+			for i, l := range lives {
+				if l != nil {
+					srcs[i] = l
+				}
+			}
+			return srcs, errs, nil
+		}
+	}
+	return []pipeline.KindSource{pipeline.NewLive("", "", o.Client)}, []error{nil}, nil
+}
+
+// kindSelection is the selection in src: the names in -n's namespace (a state file without
+// -n: the file's), or -l/--all/-A's LIST scope (a context's own namespace without -n).
+func (o *KindsOptions) kindSelection(src pipeline.KindSource) pipeline.KindSelection {
+	ns := o.Namespace
+	if l, ok := src.(*pipeline.Live); ok && l.Namespace != "" && !o.ExplicitNamespace {
+		ns = l.Namespace
+	}
+	if len(o.Args.Refs) > 0 {
+		refs := make([]target.KindRef, len(o.Args.Refs))
+		for i, r := range o.Args.Refs {
+			r.Namespace = ns
+			if !src.Live() && !o.ExplicitNamespace {
+				r.Namespace = ""
+			}
+			refs[i] = r
+		}
+		return pipeline.KindSelection{Refs: refs}
+	}
+	if o.AllNamespaces {
+		ns = ""
+	}
+	return pipeline.KindSelection{Bulk: true, Kind: o.Args.Kind, Namespace: ns, Selector: o.Selector}
+}
+
+// printKindPlans prints rows: with -o one RolloutPlan (list: a RolloutPlanList of the rows
+// with a plan, each carrying its workload); else, for a list, the summary table first, then
+// each plan.
+func (o *KindsOptions) printKindPlans(rows []printer.KindSummaryRow, list bool) error {
+	r := o.Readiness
+	if r == "" {
+		r = planner.ReadinessBatched
+	}
+	withContext := o.Contexts != nil && o.Contexts.many()
 	if o.Output != "" {
 		var pr printers.ResourcePrinter = &printers.JSONPrinter{}
 		if o.Output == "yaml" {
 			pr = &printers.YAMLPrinter{}
 		}
-		r := o.Readiness
-		if r == "" {
-			r = planner.ReadinessBatched
+		var plans []*v1alpha1.RolloutPlan
+		for _, row := range rows {
+			if row.Plan != nil {
+				p := printer.NewKindRolloutPlan(row.Plan, string(r))
+				if withContext {
+					p.Context = row.Context
+				}
+				plans = append(plans, p)
+			}
 		}
-		return pr.PrintObj(printer.NewKindRolloutPlan(p, string(r)), o.Out)
+		if !list {
+			return pr.PrintObj(plans[0], o.Out)
+		}
+		return pr.PrintObj(printer.NewRolloutPlanList(plans), o.Out)
 	}
-	printKindPlan(o.Out, p)
+	if list {
+		if err := printer.PrintKindSummary(o.Out, rows, withContext); err != nil {
+			return err
+		}
+	}
+	for _, row := range rows {
+		if row.Plan != nil {
+			if withContext {
+				fmt.Fprintf(o.Out, "context %s: ", row.Context)
+			}
+			printKindPlan(o.Out, row.Plan)
+		}
+	}
 	return nil
 }
 

@@ -1,64 +1,50 @@
 package cmd
 
 import (
-	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
-	"k8s.io/utils/ptr"
+	"github.com/google/go-cmp/cmp"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
-	"github.com/rollplan/kubectl-rollplan/pkg/target"
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 )
 
-func TestPrintKindPlan(t *testing.T) {
-	var b bytes.Buffer
-	printKindPlan(&b, &pipeline.KindPlan{
-		Workload:       pipeline.WorkloadRef{Kind: "DaemonSet", Namespace: "ns", Name: "agent"},
-		UpdateRevision: "agent-85", UpdateRevisionNumber: 2, Strategy: "RollingUpdate", Outcome: "Complete", Syncs: 4, MaxUnavailable: 1,
-		PodOperations: []pipeline.KindPodOperation{
-			{Step: 1, Action: "Delete", Pod: "agent-x", Node: "a", Revision: "agent-7c", RevisionNumber: 1},
-			{Step: 2, Action: "Create", Node: "a", Revision: "agent-85", RevisionNumber: 2},
-		},
-		Nodes: []daemonset.NodeReport{{Name: "a", ShouldRun: true}, {Name: "gpu", Reason: "taint gpu:NoSchedule not tolerated"}},
-	})
-	want := `daemonset/agent (namespace ns): update revision 2 (agent-85), strategy RollingUpdate, delete first: up to 1 nodes without a pod at once
-  sync 1: Delete agent-x on node a (revision 1 agent-7c)
-  sync 2: Create (new pod) on node a (revision 2 agent-85)
-  node gpu: no pod: taint gpu:NoSchedule not tolerated
-Outcome: Complete (4 syncs)
+// testdata/kinds-state.yaml is `kubectl get -n ks1 sts,ds,controllerrevisions,pods,nodes -o
+// yaml` of the local cluster: StatefulSet db (3 replicas, nginx:1.18, revision 1) and
+// DaemonSet agent (one pod on fake-node-1), both rolled out.
 
-`
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+func TestPreviewKindsStateFile(t *testing.T) {
+	out, errOut, code := runRoot(t, "", "preview", "sts/db", "ds/agent", "-n", "ks1", "--state-file", "testdata/kinds-state.yaml", "--image", "app=nginx:1.19", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	b.Reset()
-	printKindPlan(&b, &pipeline.KindPlan{
-		Workload:       pipeline.WorkloadRef{Kind: "StatefulSet", Namespace: "ns", Name: "db"},
-		UpdateRevision: "db-9", UpdateRevisionNumber: 3, Strategy: "OnDelete", Outcome: "WaitingForDelete",
-		PodOperations: []pipeline.KindPodOperation{}, WaitingForDelete: []string{"db-0", "db-1"},
-	})
-	if got := b.String(); !strings.Contains(got, "  no pod operation\n") || !strings.Contains(got, "waiting for delete (OnDelete): db-0, db-1") {
-		t.Errorf("OnDelete: %s", got)
+	var l v1alpha1.RolloutPlanList
+	if err := json.Unmarshal([]byte(out), &l); err != nil || l.Kind != "RolloutPlanList" || len(l.Items) != 2 {
+		t.Fatalf("want a RolloutPlanList of 2: %v\n%s", err, out)
 	}
-}
-
-func TestValidatePreviewKinds(t *testing.T) {
-	for _, tc := range []struct {
-		kind   target.Kind
-		change pipeline.KindChange
-		want   string
-	}{
-		{target.KindDaemonSet, pipeline.KindChange{Partition: ptr.To(int32(1))}, "StatefulSet fields"},
-		{target.KindStatefulSet, pipeline.KindChange{Restart: true, Undo: true}, "two changes"},
-		{target.KindStatefulSet, pipeline.KindChange{Replicas: ptr.To(int32(-1))}, "0 or more"},
-		{target.KindStatefulSet, pipeline.KindChange{Partition: ptr.To(int32(2))}, ""},
-	} {
-		o := &KindsOptions{Verb: "preview", Args: target.KindArgs{Kind: tc.kind}, Change: tc.change}
-		err := o.validatePreview()
-		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%s %+v: err %v, want %q", tc.kind, tc.change, err, tc.want)
+	var got []string
+	for _, p := range l.Items {
+		for _, op := range p.PodOperations {
+			got = append(got, fmt.Sprintf("%s/%s: %s %s %s r%d", p.Workload.Kind, p.Workload.Name, op.Action, op.Pod, op.Node, op.RevisionNumber))
 		}
+	}
+	want := []string{"StatefulSet/db: Delete db-2  r1", "StatefulSet/db: Create db-2  r2", "StatefulSet/db: Delete db-1  r1",
+		"StatefulSet/db: Create db-1  r2", "StatefulSet/db: Delete db-0  r1", "StatefulSet/db: Create db-0  r2",
+		"DaemonSet/agent: Delete agent-2fz6m fake-node-1 r1", "DaemonSet/agent: Create  fake-node-1 r2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pod operations (-want +got):\n%s", diff)
+	}
+
+	// -l/--all over the file, human: the summary table, then the plan.
+	out, _, code = runRoot(t, "", "preview", "ds", "--all", "-n", "ks1", "--state-file", "testdata/kinds-state.yaml", "--restart")
+	if code != 0 || !strings.HasPrefix(out, "NAMESPACE   WORKLOAD") || !strings.Contains(out, "ks1         daemonset/agent") || !strings.Contains(out, "daemonset/agent (namespace ks1): update revision 2") {
+		t.Errorf("ds --all: exit %d\n%s", code, out)
+	}
+
+	_, errOut, code = runRoot(t, "", "preview", "sts/nope", "-n", "ks1", "--state-file", "testdata/kinds-state.yaml")
+	if code != 1 || !strings.Contains(errOut, `statefulsets.apps "nope" not found in testdata/kinds-state.yaml`) {
+		t.Errorf("missing name: exit %d, %s", code, errOut)
 	}
 }

@@ -59,6 +59,9 @@ func (o *PreviewOptions) runSet(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if kinds := kindManifests(set); len(kinds) > 0 && !named {
+		return o.runSetKinds(ctx, set, kinds)
+	}
 	if objs := configObjects(set); len(set.Deployments) == 0 && len(objs) > 0 && !named {
 		return o.runConfig(ctx, set, objs)
 	}

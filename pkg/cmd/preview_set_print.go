@@ -139,7 +139,11 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, runs []setRun, summary
 				fmt.Fprintln(o.ErrOut, n)
 			}
 		}
-		return p.PrintObj(printer.NewRolloutPlanList(append(plans, sc.plans()...)), o.Out)
+		return p.PrintObj(printer.NewRolloutPlanList(append(append(plans, sc.plans()...), o.kindPlans()...)), o.Out)
+	}
+	if len(summary.Rows) == 0 && len(o.kindRows) > 0 {
+		printer.PrintOtherKinds(o.Out, set.OtherKinds())
+		return o.printSetKinds()
 	}
 	if len(summary.Rows) == 0 && o.Contexts.many() {
 		return nil // every context failed: their lines say why
@@ -164,5 +168,8 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, runs []setRun, summary
 			}
 		}
 	}
-	return sc.print(o)
+	if err := sc.print(o); err != nil {
+		return err
+	}
+	return o.printSetKinds()
 }

@@ -121,9 +121,9 @@ type Options struct {
 }
 
 // namespacedKinds are the core and apps kinds a manifest may leave without a namespace that
-// the set needs one for: the Deployments it plans and the ConfigMaps and Secrets a config
+// the set needs one for: the Deployments, StatefulSets and DaemonSets it plans and the ConfigMaps and Secrets a config
 // restart reads. Other kinds keep the namespace the file gives (the set only counts them).
-var namespacedKinds = map[string]bool{"Deployment": true, "ConfigMap": true, "Secret": true}
+var namespacedKinds = map[string]bool{"Deployment": true, "ConfigMap": true, "Secret": true, "StatefulSet": true, "DaemonSet": true}
 
 // Read reads a manifest set through cli-runtime's resource.Builder, as kubectl apply and diff
 // read -f/-R/-k (FilenameParam, Flatten: a v1 List is its items; a kustomization is built

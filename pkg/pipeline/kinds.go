@@ -19,9 +19,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/statefulset"
-	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
-	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
 )
 
 // KindChange is the change a preview of a StatefulSet or DaemonSet plans: the pod template's
@@ -179,43 +177,6 @@ func DryRunKind(ctx context.Context, client kubernetes.Interface, w workload.Wor
 		}
 		return workload.Workload{DaemonSet: d}, nil
 	})
-}
-
-// PlanKindLive reads ref live (the object, its revisions, pods and, for a DaemonSet, the
-// nodes), applies c through a server-side dry run (none when c changes nothing) and plans
-// what the server returned (PlanKind).
-func PlanKindLive(ctx context.Context, client kubernetes.Interface, ref target.KindRef, c KindChange, r planner.Readiness) (*KindPlan, error) {
-	st, err := live.Load(ctx, client, ref)
-	if err != nil {
-		return nil, err
-	}
-	desired := st.Workload
-	mod, err := c.Modify(st.Workload, workload.Owned(st.Workload, st.Revisions))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
-	patch, err := KindPatch(st.Workload, mod)
-	if err != nil {
-		return nil, err
-	}
-	if string(patch) != "{}" {
-		if desired, err = DryRunKind(ctx, client, st.Workload, patch); err != nil {
-			return nil, err
-		}
-	}
-	var nodes []*corev1.Node
-	if ref.Kind == target.KindDaemonSet {
-		l, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*corev1.NodeList, error) {
-			return client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list the nodes for %s: %w", ref, err)
-		}
-		for i := range l.Items {
-			nodes = append(nodes, &l.Items[i])
-		}
-	}
-	return PlanKind(desired, workload.Owned(st.Workload, st.Revisions), workload.Owned(st.Workload, st.Pods), nodes, r, c.Now)
 }
 
 // PlanKind plans desired (the object as the server stores it after the change) from its

@@ -1,0 +1,56 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+)
+
+// KindSummaryRow is one StatefulSet or DaemonSet of a many-object preview: its plan, or the
+// error that kept it from one. Context is its kubeconfig context (shown with WithContext).
+type KindSummaryRow struct {
+	Context  string
+	Workload pipeline.WorkloadRef
+	Plan     *pipeline.KindPlan
+	Err      error
+}
+
+// PrintKindSummary writes the table printed first when preview plans several StatefulSets
+// or DaemonSets: NAMESPACE, WORKLOAD (kind/name, kubectl's lower-case resource form), UPDATE
+// REVISION (number and name), POD OPERATIONS, SYNCS and OUTCOME ("Error: MESSAGE" for a
+// row without plan); a CONTEXT column first when withContext.
+func PrintKindSummary(w io.Writer, rows []KindSummaryRow, withContext bool) error {
+	tw := printers.GetNewTabWriter(w)
+	head := []string{"NAMESPACE", "WORKLOAD", "UPDATE REVISION", "POD OPERATIONS", "SYNCS", "OUTCOME"}
+	if withContext {
+		head = append([]string{"CONTEXT"}, head...)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		cells := []string{r.Workload.Namespace, strings.ToLower(r.Workload.Kind) + "/" + r.Workload.Name}
+		if r.Plan != nil {
+			cells = append(cells, fmt.Sprintf("%d (%s)", r.Plan.UpdateRevisionNumber, r.Plan.UpdateRevision),
+				fmt.Sprint(len(r.Plan.PodOperations)), fmt.Sprint(r.Plan.Syncs), r.Plan.Outcome)
+		} else {
+			msg := "-"
+			if r.Err != nil {
+				msg = "Error: " + oneLine(r.Err.Error())
+			}
+			cells = append(cells, "-", "-", "-", msg)
+		}
+		if withContext {
+			ctx := r.Context
+			if ctx == "" {
+				ctx = "-"
+			}
+			cells = append([]string{ctx}, cells...)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	fmt.Fprintln(tw)
+	return tw.Flush()
+}
