@@ -59,7 +59,9 @@ func newCmdDriveStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams gener
 	o.Output.AddFlags(cmd)
 	o.Fleet.Select.AddFlags(cmd)
 	if kc != nil {
-		o.Contexts.addDriveStatusFlags(cmd)
+		o.Contexts.addFlags(cmd,
+			"Show the drive status in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads the table and each item of -o carries its context. A context that cannot be read is one error line; the others are still printed (exit code 1).",
+			"Show the drive status in every context of the kubeconfig, as --contexts does.")
 	}
 	return cmd
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
@@ -13,13 +11,6 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
-
-// addDriveStatusFlags registers --contexts and --all-contexts on drive status.
-func (c *ContextFlags) addDriveStatusFlags(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, "Show the drive status in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads the table and each item of -o carries its context. A context that cannot be read is one error line; the others are still printed (exit code 1).")
-	cmd.Flags().BoolVar(&c.All, "all-contexts", false, "Show the drive status in every context of the kubeconfig, as --contexts does.")
-	_ = cmd.RegisterFlagCompletionFunc("contexts", c.complete)
-}
 
 // runContexts prints the drive status of the selection in every context (pipeline Source
 // Select of each, at the same time): one table, CONTEXT first (human), or with -o (p) one v1
@@ -67,22 +58,8 @@ func (o *DriveStatusOptions) runContexts(ctx context.Context, p printers.Resourc
 	if !found && failedContexts == 0 {
 		fmt.Fprintln(o.ErrOut, noneFound(sel.Scope().Namespace))
 	}
-	if p != nil {
-		objs := make([]runtime.Object, 0, len(statuses))
-		for _, s := range statuses {
-			objs = append(objs, s)
-		}
-		l, err := newList(objs)
-		if err != nil {
-			return err
-		}
-		if err := p.PrintObj(l, o.Out); err != nil {
-			return err
-		}
-	} else if len(statuses) > 0 {
-		if err := printer.PrintDriveStatusLines(o.Out, statuses); err != nil {
-			return err
-		}
+	if err := printDriveStatuses(o.Out, p, statuses); err != nil {
+		return err
 	}
 	if len(names) == 0 && failedContexts > 0 {
 		return NewExitError(ExitError, "")

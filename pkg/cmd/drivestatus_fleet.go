@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -36,22 +37,28 @@ func (o *DriveStatusOptions) runFleet(ctx context.Context, p printers.ResourcePr
 		}
 		failed = append(failed, m)
 	}
-	if p != nil {
-		objs := make([]runtime.Object, 0, len(statuses))
-		for _, s := range statuses {
-			objs = append(objs, s)
-		}
-		l, err := newList(objs)
-		if err != nil {
-			return err
-		}
-		if err := p.PrintObj(l, o.Out); err != nil {
-			return err
-		}
-	} else if len(statuses) > 0 {
-		if err := printer.PrintDriveStatusLines(o.Out, statuses); err != nil {
-			return err
-		}
+	if err := printDriveStatuses(o.Out, p, statuses); err != nil {
+		return err
 	}
 	return fleetExit(o.Fleet.failures(o.ErrOut, failed), 0, false)
+}
+
+// printDriveStatuses prints statuses with p (-o: one v1 List) or, without p, as the status
+// lines (printer.PrintDriveStatusLines; nothing when there is none).
+func printDriveStatuses(out io.Writer, p printers.ResourcePrinter, statuses []*v1alpha1.DriveStatus) error {
+	if p == nil {
+		if len(statuses) == 0 {
+			return nil
+		}
+		return printer.PrintDriveStatusLines(out, statuses)
+	}
+	objs := make([]runtime.Object, 0, len(statuses))
+	for _, s := range statuses {
+		objs = append(objs, s)
+	}
+	l, err := newList(objs)
+	if err != nil {
+		return err
+	}
+	return p.PrintObj(l, out)
 }

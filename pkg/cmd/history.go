@@ -122,7 +122,9 @@ func newCmdHistory(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 	o.Output.AddFlags(cmd)
 	o.Fleet.Select.AddFlags(cmd)
 	if kc != nil {
-		o.Contexts.addHistoryFlags(cmd)
+		o.Contexts.addFlags(cmd,
+			"Show the history in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: each section is headed by its context and each item of -o carries it. A context that cannot be read is one error line; the others are still printed (exit code 1).",
+			"Show the history in every context of the kubeconfig, as --contexts does.")
 	}
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
 	return cmd

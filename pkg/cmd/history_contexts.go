@@ -5,20 +5,12 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
-
-// addHistoryFlags registers --contexts and --all-contexts on history (preview's contract).
-func (c *ContextFlags) addHistoryFlags(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, "Show the history in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: each section is headed by its context and each item of -o carries it. A context that cannot be read is one error line; the others are still printed (exit code 1).")
-	cmd.Flags().BoolVar(&c.All, "all-contexts", false, "Show the history in every context of the kubeconfig, as --contexts does.")
-	_ = cmd.RegisterFlagCompletionFunc("contexts", c.complete)
-}
 
 // selectContexts selects sel in every context's Source at the same time (pipeline.Source
 // Select, the one selection path). members[i] and errs[i] are context i's.

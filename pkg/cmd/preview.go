@@ -150,7 +150,9 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 	cmd.Flags().BoolVar(&o.Summary, "summary", false, "Print the summary table only (one row per Deployment), not each plan in full.")
 	o.Output.AddFlags(cmd)
 	o.Fleet.Select.AddFlags(cmd)
-	o.Contexts.addFlags(cmd)
+	o.Contexts.addFlags(cmd,
+		"Preview in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads the summary and each plan of -o carries its context. A context that cannot be read is one error line; the others are still printed (exit code 1).",
+		"Preview in every context of the kubeconfig, as --contexts does.")
 	_ = cmd.MarkFlagFilename("state-file", "yaml", "yml", "json")
 	return cmd
 }

@@ -30,11 +30,11 @@ type ContextFlags struct {
 	resolved []string
 }
 
-// addFlags registers --contexts (completed with the kubeconfig's context names) and
-// --all-contexts on cmd.
-func (c *ContextFlags) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, "Preview in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads the summary and each plan of -o carries its context. A context that cannot be read is one error line; the others are still printed (exit code 1).")
-	cmd.Flags().BoolVar(&c.All, "all-contexts", false, "Preview in every context of the kubeconfig, as --contexts does.")
+// addFlags registers --contexts (help: contexts) and --all-contexts (help: all) on cmd,
+// with completion of the kubeconfig's context names.
+func (c *ContextFlags) addFlags(cmd *cobra.Command, contexts, all string) {
+	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, contexts)
+	cmd.Flags().BoolVar(&c.All, "all-contexts", false, all)
 	_ = cmd.RegisterFlagCompletionFunc("contexts", c.complete)
 }
 

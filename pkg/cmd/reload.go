@@ -181,7 +181,9 @@ func newCmdReload(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	addReloadWatchFlags(cmd, &o.Watch)
 	o.Output.AddFlags(cmd)
 	if kc != nil {
-		o.Contexts.addReloadFlags(cmd)
+		o.Contexts.addFlags(cmd,
+			"Show what reload would restart in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads the table and each plan of -o carries its context. Nothing is written: with more than one context --yes, --watch and --dry-run=server are refused. A context that cannot be read is one error line; the others are still printed (exit code 1).",
+			"Show what reload would restart in every context of the kubeconfig, as --contexts does.")
 	}
 	return cmd
 }

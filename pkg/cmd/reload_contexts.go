@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/spf13/cobra"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
@@ -16,14 +15,6 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
-
-// addReloadFlags registers --contexts and --all-contexts on reload: several contexts only
-// show what reload would restart in each (a restart writes to one cluster: --yes refused).
-func (c *ContextFlags) addReloadFlags(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, "Show what reload would restart in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads the table and each plan of -o carries its context. Nothing is written: with more than one context --yes, --watch and --dry-run=server are refused. A context that cannot be read is one error line; the others are still printed (exit code 1).")
-	cmd.Flags().BoolVar(&c.All, "all-contexts", false, "Show what reload would restart in every context of the kubeconfig, as --contexts does.")
-	_ = cmd.RegisterFlagCompletionFunc("contexts", c.complete)
-}
 
 // validateContexts refuses, with several contexts, what would write (pure).
 func (o *ReloadOptions) validateContexts() error {

@@ -125,7 +125,9 @@ func newCmdStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
 	if kc != nil {
-		o.Contexts.addStatusFlags(cmd)
+		o.Contexts.addFlags(cmd,
+			"Show the status in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads each line and each item of -o carries its context. A context that cannot be read is one error line; the others are still printed (exit code 1). Not with --watch.",
+			"Show the status in every context of the kubeconfig, as --contexts does.")
 	}
 	return cmd
 }

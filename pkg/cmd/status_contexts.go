@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -17,13 +16,6 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/status"
 )
-
-// addStatusFlags registers --contexts and --all-contexts on status (preview's contract).
-func (c *ContextFlags) addStatusFlags(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, "Show the status in each of these contexts of the kubeconfig (comma-separated, in this order), read at the same time: a CONTEXT column leads each line and each item of -o carries its context. A context that cannot be read is one error line; the others are still printed (exit code 1). Not with --watch.")
-	cmd.Flags().BoolVar(&c.All, "all-contexts", false, "Show the status in every context of the kubeconfig, as --contexts does.")
-	_ = cmd.RegisterFlagCompletionFunc("contexts", c.complete)
-}
 
 // StatusContextTimeout bounds the read of one context of several (its watch cache's first
 // LISTs): a cluster that answers the first request but not the LISTs is reported then.
