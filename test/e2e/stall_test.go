@@ -173,6 +173,7 @@ func TestStallQuota(t *testing.T) {
 	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second)
 	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
 	c.WaitForRollout(t, ns, "web", time.Minute)
+	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
 	began := time.Now()
 	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
 	res := c.Plugin(t, "status", "deploy/web", "-n", ns, "--watch", "--timeout", "50s", "--fail-fast", "--fail-fast-after", "3s")
