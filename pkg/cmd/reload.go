@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -368,17 +366,7 @@ func (o *ReloadOptions) confirm(n int) (bool, error) {
 	if o.Adopt {
 		verb = "record the checksums of"
 	}
-	fmt.Fprintf(o.ErrOut, "\n%s %d deployment(s)? [y/N]: ", verb, n)
-	return readYes(o.In), nil
-}
-
-func readYes(r io.Reader) bool {
-	line, _ := bufio.NewReader(r).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
-	}
-	return false
+	return askYes(o.In, o.ErrOut, fmt.Sprintf("\n%s %d deployment(s)? [y/N]: ", verb, n)), nil
 }
 
 // runOptions are the pacing and write options of the flags.
