@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -152,5 +154,36 @@ func TestReloadKindsAskOnce(t *testing.T) {
 		if p := kindPatches(c); len(p) != tc.wantPatches {
 			t.Errorf("answer %q: patches %v, want %d", tc.answer, p, tc.wantPatches)
 		}
+	}
+}
+
+func TestReloadKindsOutputJSON(t *testing.T) {
+	o, c, out, errOut := newReloadKindsTest(t,
+		target.KindRef{Kind: target.KindStatefulSet, Namespace: "ns", Name: "db"},
+		target.KindRef{Kind: target.KindDaemonSet, Namespace: "ns", Name: "agent"})
+	o.DryRun = cmdutil.DryRunClient
+	o.Output.Output = "json"
+	if err := o.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var list v1alpha1.RolloutPlanList
+	if err := json.Unmarshal([]byte(out.String()), &list); err != nil {
+		t.Fatalf("stdout is not one JSON list: %v\n%s", err, out.String())
+	}
+	var got []string
+	for _, it := range list.Items {
+		if it.Workload == nil || it.Config == nil {
+			t.Fatalf("item without workload or config: %+v", it)
+		}
+		got = append(got, it.Workload.Kind+"/"+it.Workload.Name+":"+it.Config.Decision)
+	}
+	if want := "StatefulSet/db:restart DaemonSet/agent:restart"; strings.Join(got, " ") != want {
+		t.Errorf("items %v, want %s", got, want)
+	}
+	if !strings.Contains(errOut.String(), "statefulset.apps/db restarted (dry run)") {
+		t.Errorf("result lines not on stderr: %q", errOut.String())
+	}
+	if p := kindPatches(c); len(p) != 0 {
+		t.Errorf("--dry-run=client wrote %v", p)
 	}
 }

@@ -37,7 +37,8 @@ func (o *ReloadOptions) validateOutput() error {
 
 // printAssessment prints the assessed targets: the human table and plans, or with -o one
 // RolloutPlanList (every target an item, in order: the restart's plan, or the Deployment as
-// it stands, with its config section).
+// it stands, with its config section; then each StatefulSet and DaemonSet, naming its
+// workload).
 //
 // StatefulSets and DaemonSets (kinds) follow in the human form as their own table; when
 // some are selected and no Deployment is, the Deployments' "No Deployments selected" line
@@ -62,5 +63,5 @@ func (o *ReloadOptions) printAssessment(targets []*reloadoneshot.Target, kinds [
 	if err != nil {
 		return err
 	}
-	return p.PrintObj(printer.NewReloadPlanList(targets, plans), o.Out)
+	return p.PrintObj(printer.NewReloadPlanListWithKinds(targets, plans, kinds), o.Out)
 }
