@@ -126,6 +126,10 @@ func TestReloadKindsNamed(t *testing.T) {
 		createKind(t, f.c, f.ns, kind, "w")
 		f.optInKind(kind, "w")
 	}
+	// The adoption patch is guarded by resourceVersion: let the controllers settle first.
+	for _, kind := range []string{"sts", "ds"} {
+		kindRolledOut(t, f.c, f.ns, kind+"/w")
+	}
 	// First sight: both adopted, as adoption lines, nothing restarted.
 	res := f.mustReload("sts/w", "daemonset.apps/w", "--yes")
 	for _, want := range []string{"statefulset.apps/w config checksums adopted", "daemonset.apps/w config checksums adopted"} {
