@@ -52,6 +52,11 @@ var (
 		rollplan.dev/reload: "true" (also reloader.stakater.com/auto: "true" and
 		com.xing.deployment-restart: enabled). Named Deployments need no opt-in.
 
+		StatefulSets and DaemonSets are reloaded the same way: named (sts/NAME, ds/NAME,
+		statefulset.apps/NAME, ...; not in one run with Deployments), or opted in with -l,
+		--all or -A after the Deployments; one at a time, each waited for until kubectl's
+		status viewer says complete (docs/reload-kinds.md).
+
 		With --watch, run as a controller until interrupted (from a laptop, or as a
 		Deployment in the cluster: deploy/reload): every opted-in Deployment of the
 		namespace (-A: of every namespace; -l narrows) is restarted when the content of a
@@ -65,6 +70,9 @@ var (
 
 		# Restart every opted-in Deployment of the namespace whose config changed, two at a time
 		kubectl rollplan reload --all --max-concurrent 2 --yes
+
+		# A StatefulSet and a DaemonSet: what would restart, without writing
+		kubectl rollplan reload sts/db ds/agent --dry-run=client
 
 		# Record the checksums of Deployments seen for the first time, without restarting
 		kubectl rollplan reload -l team=payments --adopt --yes
@@ -148,7 +156,7 @@ func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 func NewCmdReload(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewReloadOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "reload (deploy/NAME ... | -l SELECTOR | --all) [-A] [--dry-run=none|client|server] [--yes] [--max-concurrent N] [--drive] [--adopt] | reload --watch [-n NS | -A] [-l SELECTOR]",
+		Use:                   "reload (deploy/NAME ... | sts/NAME ds/NAME ... | -l SELECTOR | --all) [-A] [--dry-run=none|client|server] [--yes] [--max-concurrent N] [--drive] [--adopt] | reload --watch [-n NS | -A] [-l SELECTOR]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Restart Deployments whose pods run with changed ConfigMaps or Secrets, paced, after showing each restart's plan",
 		Long:                  reloadLong,
