@@ -347,7 +347,7 @@ func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface
 		return nil
 	}
 	if o.DryRun == cmdutil.DryRunNone {
-		ok, err := o.confirm(n, len(kinds) > 0)
+		ok, err := o.confirm(n, countKindWrites(kinds) > 0)
 		if err != nil {
 			return err
 		}
@@ -403,7 +403,7 @@ func dryRunResults(targets []*reloadoneshot.Target) []reloadoneshot.Result {
 }
 
 // confirm asks once for all n writes on a terminal; without one, --yes is required. With
-// StatefulSets or DaemonSets selected (kinds) the question counts "workload(s)".
+// StatefulSets or DaemonSets to write (kinds) the question counts "workload(s)".
 func (o *ReloadOptions) confirm(n int, kinds bool) (bool, error) {
 	if o.Yes {
 		return true, nil
