@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -150,13 +148,7 @@ func strategyWords(w workload.Workload) string {
 
 // confirm asks once on stderr before writing several objects; y or yes goes on.
 func (o *KindsOptions) confirm(n int, namespace string) bool {
-	fmt.Fprintf(o.ErrOut, "%s %d %s in namespace %q as previewed above? [y/N]: ", o.Verb, n, o.noun(), namespace)
-	line, _ := bufio.NewReader(o.In).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
-	}
-	return false
+	return askYes(o.In, o.ErrOut, fmt.Sprintf("%s %d %s in namespace %q as previewed above? [y/N]: ", o.Verb, n, o.noun(), namespace))
 }
 
 // printYAMLOrJSON prints obj with cli-runtime's JSON or YAML printer.

@@ -1,12 +1,10 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -163,15 +161,6 @@ func runBatch[T any](ctx context.Context, w *Writer, streams genericiooptions.IO
 // yes goes on, anything else (and end of input) declines.
 func confirm(r io.Reader, w io.Writer, verb string) func([]rollout.Object, int) (bool, error) {
 	return func(ready []rollout.Object, failed int) (bool, error) {
-		fmt.Fprint(w, printer.ConfirmPrompt(verb, ready, failed))
-		line, err := bufio.NewReader(r).ReadString('\n')
-		if err != nil && line == "" {
-			fmt.Fprintln(w)
-		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return true, nil
-		}
-		return false, nil
+		return askYes(r, w, printer.ConfirmPrompt(verb, ready, failed)), nil
 	}
 }

@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -55,6 +53,11 @@ var (
 		rollplan.dev/reload: "true" (also reloader.stakater.com/auto: "true" and
 		com.xing.deployment-restart: enabled). Named Deployments need no opt-in.
 
+		StatefulSets and DaemonSets are reloaded the same way: named (sts/NAME, ds/NAME,
+		statefulset.apps/NAME, ...; not in one run with Deployments), or opted in with -l,
+		--all or -A after the Deployments; one at a time, each waited for until kubectl's
+		status viewer says complete (docs/reload-kinds.md).
+
 		With --watch, run as a controller until interrupted (from a laptop, or as a
 		Deployment in the cluster: deploy/reload): every opted-in Deployment of the
 		namespace (-A: of every namespace; -l narrows) is restarted when the content of a
@@ -68,6 +71,9 @@ var (
 
 		# Restart every opted-in Deployment of the namespace whose config changed, two at a time
 		kubectl rollplan reload --all --max-concurrent 2 --yes
+
+		# A StatefulSet and a DaemonSet: what would restart, without writing
+		kubectl rollplan reload sts/db ds/agent --dry-run=client
 
 		# Record the checksums of Deployments seen for the first time, without restarting
 		kubectl rollplan reload -l team=payments --adopt --yes
@@ -111,6 +117,10 @@ type ReloadOptions struct {
 	Targets
 	// Namespace is -n's (or the context's): the watch mode's.
 	Namespace string
+	// KindArgs are the StatefulSets and DaemonSets the arguments name (target.ParseKindArgs;
+	// then no Deployment is selected); kindsNamespace is -n's (or the context's) for them.
+	KindArgs       target.KindArgs
+	kindsNamespace string
 	// WatchArgs are the arguments given with --watch (refused: it takes none).
 	WatchArgs []string
 	Now       func() time.Time
@@ -156,7 +166,7 @@ func newCmdReload(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	o := NewReloadOptions(streams)
 	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
-		Use:                   "reload (deploy/NAME ... | -l SELECTOR | --all) [-A] [--dry-run=none|client|server] [--yes] [--max-concurrent N] [--drive] [--adopt] | reload --watch [-n NS | -A] [-l SELECTOR]",
+		Use:                   "reload (deploy/NAME ... | sts/NAME ds/NAME ... | -l SELECTOR | --all) [-A] [--dry-run=none|client|server] [--yes] [--max-concurrent N] [--drive] [--adopt] | reload --watch [-n NS | -A] [-l SELECTOR]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Restart Deployments whose pods run with changed ConfigMaps or Secrets, paced, after showing each restart's plan",
 		Long:                  reloadLong,
@@ -208,6 +218,32 @@ func (o *ReloadOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 		o.WatchArgs = args
 		o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace()
 		return err
+	}
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return err
+	}
+	o.kindsNamespace = ns
+	bulk := o.Select.All || o.Select.Selector != "" || o.Select.AllNamespaces
+	ka, named, err := target.ParseKindArgs(args, bulk)
+	if err != nil {
+		return err
+	}
+	if named {
+		// StatefulSets and DaemonSets named: the Deployment selection stays empty.
+		o.KindArgs = ka
+		for i := range o.KindArgs.Refs {
+			o.KindArgs.Refs[i].Namespace = ns
+		}
+		switch {
+		case len(ka.Refs) > 0 && (o.Select.Selector != "" || o.Select.All):
+			return errors.New("name cannot be provided when a selector is specified: give names, or -l/--selector or --all, not both")
+		case len(ka.Refs) > 0 && o.Select.AllNamespaces:
+			return errors.New("a resource cannot be retrieved by name across all namespaces: drop -A/--all-namespaces and give the namespace with -n")
+		case len(ka.Refs) > 0:
+			return nil // no Deployment selected: o.Selection stays nil
+		}
+		return o.Targets.complete(f, nil, "", o.Client)
 	}
 	return o.Targets.complete(f, args, "", o.Client)
 }
@@ -287,30 +323,35 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout, FieldManager: o.FieldManager,
 		}, o.Out, o.ErrOut)
 	}
-	if err := o.runDeployments(ctx, client); err != nil {
-		return err
-	}
-	return o.reloadKinds(ctx, client)
+	return o.runOnce(ctx, client)
 }
 
-// runDeployments is the one-shot run over the selected Deployments.
-func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.Interface) error {
-	states, err := o.load(ctx, client)
+// runOnce is the one-shot run over the selected Deployments, then StatefulSets and
+// DaemonSets: one assessment printed, one refusal check, one question, then the writes
+// (Deployments paced by --max-concurrent, then the other kinds one at a time).
+func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface) error {
+	var targets []*reloadoneshot.Target
+	if !o.namedKinds() {
+		states, err := o.load(ctx, client)
+		if err != nil {
+			return err
+		}
+		if targets, err = reloadoneshot.Assess(ctx, client, cluster.NewConfig(client), states,
+			reloadoneshot.AssessOptions{Adopt: o.Adopt, Readiness: planner.Readiness(o.Readiness)}); err != nil {
+			return err
+		}
+		if err := o.checkRestarts(ctx, client, targets); err != nil {
+			return err
+		}
+	}
+	kinds, err := o.assessKinds(ctx, client)
 	if err != nil {
 		return err
 	}
-	targets, err := reloadoneshot.Assess(ctx, client, cluster.NewConfig(client), states,
-		reloadoneshot.AssessOptions{Adopt: o.Adopt, Readiness: planner.Readiness(o.Readiness)})
-	if err != nil {
+	if err := o.printAssessment(targets, kinds); err != nil {
 		return err
 	}
-	if err := o.checkRestarts(ctx, client, targets); err != nil {
-		return err
-	}
-	if err := o.printAssessment(targets); err != nil {
-		return err
-	}
-	if err := refusals(targets); err != nil {
+	if err := refusals(targets, kinds); err != nil {
 		return err
 	}
 	// With -o, stdout holds the RolloutPlanList alone: the result lines go to stderr.
@@ -318,7 +359,7 @@ func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.In
 	if !o.Output.Human() {
 		result = o.ErrOut
 	}
-	n := countWrites(targets)
+	n := countWrites(targets) + countKindWrites(kinds)
 	if n == 0 {
 		fmt.Fprintln(result, "\nNothing to restart.")
 		return nil
@@ -326,10 +367,11 @@ func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.In
 	if o.DryRun == cmdutil.DryRunClient {
 		fmt.Fprintln(result)
 		printer.PrintReloadResults(result, dryRunResults(targets), printer.DryRunSuffix(o.DryRun))
+		o.writeKinds(ctx, client, kinds, result)
 		return nil
 	}
 	if o.DryRun == cmdutil.DryRunNone {
-		ok, err := o.confirm(n)
+		ok, err := o.confirm(n, countKindWrites(kinds) > 0)
 		if err != nil {
 			return err
 		}
@@ -340,18 +382,22 @@ func (o *ReloadOptions) runDeployments(ctx context.Context, client kubernetes.In
 	}
 	results := reloadoneshot.Restart(ctx, client, targets, o.runOptions(client))
 	fmt.Fprintln(result)
-	if errs := printer.PrintReloadResults(result, results, printer.DryRunSuffix(o.DryRun)); len(errs) > 0 {
-		return utilerrors.NewAggregate(errs)
-	}
-	return nil
+	errs := printer.PrintReloadResults(result, results, printer.DryRunSuffix(o.DryRun))
+	errs = append(errs, o.writeKinds(ctx, client, kinds, result)...)
+	return utilerrors.NewAggregate(errs)
 }
 
-// refusals is one line naming every refused Deployment, or nil: nothing is written then.
-func refusals(targets []*reloadoneshot.Target) error {
+// refusals is one line naming every refused workload, or nil: nothing is written then.
+func refusals(targets []*reloadoneshot.Target, kinds []*reloadoneshot.KindTarget) error {
 	var msgs []string
 	for _, t := range targets {
 		if err := t.Refusal(); err != nil {
 			msgs = append(msgs, err.Error())
+		}
+	}
+	for _, k := range kinds {
+		if k.Action == reload.ActionRefuse {
+			msgs = append(msgs, k.Decision.Refusal.Error())
 		}
 	}
 	if len(msgs) == 0 {
@@ -380,8 +426,9 @@ func dryRunResults(targets []*reloadoneshot.Target) []reloadoneshot.Result {
 	return out
 }
 
-// confirm asks once for all writes on a terminal; without one, --yes is required.
-func (o *ReloadOptions) confirm(n int) (bool, error) {
+// confirm asks once for all n writes on a terminal; without one, --yes is required. With
+// StatefulSets or DaemonSets to write (kinds) the question counts "workload(s)".
+func (o *ReloadOptions) confirm(n int, kinds bool) (bool, error) {
 	if o.Yes {
 		return true, nil
 	}
@@ -392,17 +439,11 @@ func (o *ReloadOptions) confirm(n int) (bool, error) {
 	if o.Adopt {
 		verb = "record the checksums of"
 	}
-	fmt.Fprintf(o.ErrOut, "\n%s %d deployment(s)? [y/N]: ", verb, n)
-	return readYes(o.In), nil
-}
-
-func readYes(r io.Reader) bool {
-	line, _ := bufio.NewReader(r).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
+	noun := "deployment(s)"
+	if kinds {
+		noun = "workload(s)"
 	}
-	return false
+	return askYes(o.In, o.ErrOut, fmt.Sprintf("\n%s %d %s? [y/N]: ", verb, n, noun)), nil
 }
 
 // runOptions are the pacing and write options of the flags.

@@ -37,10 +37,20 @@ func (o *ReloadOptions) validateOutput() error {
 
 // printAssessment prints the assessed targets: the human table and plans, or with -o one
 // RolloutPlanList (every target an item, in order: the restart's plan, or the Deployment as
-// it stands, with its config section).
-func (o *ReloadOptions) printAssessment(targets []*reloadoneshot.Target) error {
+// it stands, with its config section; then each StatefulSet and DaemonSet, naming its
+// workload).
+//
+// StatefulSets and DaemonSets (kinds) follow in the human form as their own table; when
+// some are selected and no Deployment is, the Deployments' "No Deployments selected" line
+// is left out.
+func (o *ReloadOptions) printAssessment(targets []*reloadoneshot.Target, kinds []*reloadoneshot.KindTarget) error {
 	if o.Output.Human() {
-		return printer.PrintReload(o.Out, targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30})
+		if len(targets) > 0 || len(kinds) == 0 {
+			if err := printer.PrintReload(o.Out, targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+				return err
+			}
+		}
+		return printer.PrintReloadKinds(o.Out, kinds, len(targets) > 0)
 	}
 	plans := make([]*planner.Plan, len(targets))
 	for i, t := range targets {
@@ -53,5 +63,5 @@ func (o *ReloadOptions) printAssessment(targets []*reloadoneshot.Target) error {
 	if err != nil {
 		return err
 	}
-	return p.PrintObj(printer.NewReloadPlanList(targets, plans), o.Out)
+	return p.PrintObj(printer.NewReloadPlanListWithKinds(targets, plans, kinds), o.Out)
 }

@@ -3,6 +3,7 @@ package reloadoneshot
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
 )
 
@@ -43,6 +45,91 @@ type KindResult struct {
 	Err error
 }
 
+// KindTarget is one StatefulSet or DaemonSet of a one-shot reload, assessed (AssessKind)
+// and not yet written.
+type KindTarget struct {
+	// Workload is the object as read.
+	Workload workload.Workload
+	// Decision is reload.DecideWorkload of it.
+	Decision reload.Decision
+	// Action is what the run does: ActionRestart (a recorded checksum changed; not with
+	// adopt), ActionAdopt (first sight: no checksums recorded on the template or the object),
+	// ActionRefuse (a non-optional reference missing) or ActionNone.
+	Action reload.Action
+}
+
+// Name is kubectl's name of the object, "statefulset.apps/NAME".
+func (t *KindTarget) Name() string {
+	return strings.ToLower(string(t.Workload.Kind())) + ".apps/" + t.Workload.Meta().GetName()
+}
+
+// Writes reports whether the run writes t (a restart or an adoption).
+func (t *KindTarget) Writes() bool {
+	return t.Action == reload.ActionRestart || t.Action == reload.ActionAdopt
+}
+
+// AssessKind reads the ConfigMaps and Secrets w's pods reference (config.Read) and decides
+// (reload.DecideWorkload, then chooseKind). Errors: a read's.
+func AssessKind(ctx context.Context, config *cluster.Config, w workload.Workload, adopt bool) (*KindTarget, error) {
+	m := w.Meta()
+	shim := &appsv1.Deployment{}
+	shim.Namespace, shim.Spec.Template = m.GetNamespace(), *w.Template()
+	objects, _, err := config.Read(ctx, shim)
+	if err != nil {
+		return nil, err
+	}
+	d := reload.DecideWorkload(w, objects)
+	return &KindTarget{Workload: w, Decision: d, Action: chooseKind(d, adopt)}, nil
+}
+
+// chooseKind is the action of a decision: refused first; then first sight adopts (these
+// kinds have no "possibly stale" evidence: their pods are taken to see the current content);
+// then, unless adopt (which never restarts), a changed checksum restarts.
+func chooseKind(d reload.Decision, adopt bool) reload.Action {
+	switch {
+	case d.Refused():
+		return reload.ActionRefuse
+	case d.FirstSight():
+		return reload.ActionAdopt
+	case d.Stale && !adopt:
+		return reload.ActionRestart
+	}
+	return reload.ActionNone
+}
+
+// ListKinds returns the StatefulSets then the DaemonSets of namespace ("" every namespace)
+// matching selector that are opted in (reload.OptedInWorkload), in the API server's order.
+// Errors: a LIST failing (apierrors.IsForbidden tells a missing grant).
+func ListKinds(ctx context.Context, client kubernetes.Interface, namespace, selector string) ([]workload.Workload, error) {
+	ws, err := listKinds(ctx, client, namespace, selector)
+	if err != nil {
+		return nil, err
+	}
+	var out []workload.Workload
+	for _, w := range ws {
+		if reload.OptedInWorkload(w) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// GetKind reads one named StatefulSet or DaemonSet (no opt-in needed). Errors: the GET's,
+// naming the object.
+func GetKind(ctx context.Context, client kubernetes.Interface, ref target.KindRef) (workload.Workload, error) {
+	var w workload.Workload
+	var err error
+	if ref.Kind == target.KindStatefulSet {
+		w.StatefulSet, err = client.AppsV1().StatefulSets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	} else {
+		w.DaemonSet, err = client.AppsV1().DaemonSets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	}
+	if err != nil {
+		return workload.Workload{}, fmt.Errorf("get %s %s/%s: %w", strings.ToLower(string(ref.Kind)), ref.Namespace, ref.Name, err)
+	}
+	return w, nil
+}
+
 // RestartKinds restarts, one at a time, the opted-in StatefulSets and DaemonSets of
 // namespace whose pods see a changed key (reload.DecideWorkload; one seen for the first
 // time has its checksums recorded on the object, reload.WorkloadAdoptPatch), with
@@ -51,17 +138,18 @@ type KindResult struct {
 // ends the wait: nothing rolls until pods are deleted). Errors: a LIST failing; per
 // workload errors are in its KindResult.
 func RestartKinds(ctx context.Context, client kubernetes.Interface, config *cluster.Config, namespace string, o KindOptions) ([]KindResult, error) {
-	ws, err := listKinds(ctx, client, namespace, o.Selector)
+	ws, err := ListKinds(ctx, client, namespace, o.Selector)
 	if err != nil {
 		return nil, err
 	}
 	var out []KindResult
 	for _, w := range ws {
-		if !reload.OptedInWorkload(w) {
+		t, err := AssessKind(ctx, config, w, false)
+		if err != nil {
+			out = append(out, KindResult{Workload: w, Err: err})
 			continue
 		}
-		r := restartKind(ctx, client, config, w, o)
-		out = append(out, r)
+		out = append(out, WriteKind(ctx, client, t, o))
 	}
 	return out, nil
 }
@@ -86,31 +174,27 @@ func listKinds(ctx context.Context, client kubernetes.Interface, namespace, sele
 	return out, nil
 }
 
-func restartKind(ctx context.Context, client kubernetes.Interface, config *cluster.Config, w workload.Workload, o KindOptions) KindResult {
-	r := KindResult{Workload: w}
-	m := w.Meta()
-	shim := &appsv1.Deployment{}
-	shim.Namespace, shim.Spec.Template = m.GetNamespace(), *w.Template()
-	objects, _, err := config.Read(ctx, shim)
-	if err != nil {
-		r.Err = err
+// WriteKind carries out t's action: a refusal is returned as the result's Err; a restart
+// (reload.WorkloadRestartPatch) is waited for (waitKind) unless o.DryRun; an adoption
+// records the checksums on the object (reload.WorkloadAdoptPatch); ActionNone writes
+// nothing.
+func WriteKind(ctx context.Context, client kubernetes.Interface, t *KindTarget, o KindOptions) KindResult {
+	w := t.Workload
+	r := KindResult{Workload: w, Decision: t.Decision}
+	var build func(workload.Workload, map[string]string) ([]byte, error)
+	switch t.Action {
+	case reload.ActionRefuse:
+		r.Err = t.Decision.Refusal
 		return r
-	}
-	r.Decision = reload.DecideWorkload(w, objects)
-	if r.Decision.Refused() {
-		r.Err = r.Decision.Refusal
-		return r
-	}
-	restart := r.Decision.Stale
-	if !restart && !r.Decision.FirstSight() {
-		return r
-	}
-	build := reload.WorkloadRestartPatch
-	if !restart {
-		// First sight: record what the pods see now, without restarting them.
+	case reload.ActionRestart:
+		build = reload.WorkloadRestartPatch
+	case reload.ActionAdopt:
 		build = reload.WorkloadAdoptPatch
+	default:
+		return r
 	}
-	patch, err := build(w, r.Decision.Checksums)
+	m := w.Meta()
+	patch, err := build(w, t.Decision.Checksums)
 	if err != nil {
 		r.Err = err
 		return r
@@ -125,10 +209,10 @@ func restartKind(ctx context.Context, client kubernetes.Interface, config *clust
 		_, err = client.AppsV1().DaemonSets(m.GetNamespace()).Patch(ctx, m.GetName(), types.JSONPatchType, patch, po)
 	}
 	if err != nil {
-		r.Err = fmt.Errorf("restart %s %s/%s: %w", w.Kind(), m.GetNamespace(), m.GetName(), err)
+		r.Err = fmt.Errorf("%s %s %s/%s: %w", t.Action, strings.ToLower(string(w.Kind())), m.GetNamespace(), m.GetName(), err)
 		return r
 	}
-	if !restart {
+	if t.Action == reload.ActionAdopt {
 		r.Adopted = true
 		return r
 	}

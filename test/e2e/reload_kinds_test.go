@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,5 +112,75 @@ func TestReloadKindsWatch(t *testing.T) {
 			}, w)
 			w.stop(t, syscall.SIGTERM)
 		})
+	}
+}
+
+// TestReloadKindsNamed: named StatefulSets and DaemonSets, as kubectl names them.
+// `reload sts/w ds/w --dry-run=client` shows both restarts and writes nothing, `-o json`
+// lists both kinds in one list, and `reload sts/w --yes` restarts the StatefulSet alone and
+// waits for its rollout.
+func TestReloadKindsNamed(t *testing.T) {
+	t.Parallel()
+	f := newReloadFixture(t)
+	for _, kind := range []string{"sts", "ds"} {
+		createKind(t, f.c, f.ns, kind, "w")
+		f.optInKind(kind, "w")
+	}
+	// The adoption patch is guarded by resourceVersion: let the controllers settle first.
+	for _, kind := range []string{"sts", "ds"} {
+		kindRolledOut(t, f.c, f.ns, kind+"/w")
+	}
+	// First sight: both adopted, as adoption lines, nothing restarted.
+	res := f.mustReload("sts/w", "daemonset.apps/w", "--yes")
+	for _, want := range []string{"statefulset.apps/w config checksums adopted", "daemonset.apps/w config checksums adopted"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Fatalf("first sight: stdout lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	f.setKey("a", "2")
+
+	res = f.mustReload("sts/w", "ds/w", "--dry-run=client")
+	for _, want := range []string{"Restart of statefulset " + f.ns + "/w (changed: configmap/app)", "Restart of daemonset " + f.ns + "/w (changed: configmap/app)",
+		"statefulset.apps/w restarted (dry run)", "daemonset.apps/w restarted (dry run)"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("--dry-run=client: stdout lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	if strings.Contains(res.Stdout, "No Deployments selected") {
+		t.Errorf("--dry-run=client speaks of Deployments:\n%s", res.Stdout)
+	}
+	for _, kind := range []string{"sts", "ds"} {
+		if tmpl, _ := f.kindAnnotations(kind, "w"); tmpl != "" {
+			t.Fatalf("--dry-run=client wrote %s/w's template: %q", kind, tmpl)
+		}
+	}
+
+	res = f.mustReload("sts/w", "ds/w", "--dry-run=client", "-o", "json")
+	var list struct {
+		Items []struct {
+			Workload struct{ Kind, Name string } `json:"workload"`
+			Config   struct{ Decision string }   `json:"config"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &list); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, res.Stdout)
+	}
+	var got []string
+	for _, it := range list.Items {
+		got = append(got, it.Workload.Kind+"/"+it.Workload.Name+":"+it.Config.Decision)
+	}
+	if want := "StatefulSet/w:restart DaemonSet/w:restart"; strings.Join(got, " ") != want {
+		t.Errorf("-o json items %v, want %s", got, want)
+	}
+
+	res = f.mustReload("sts/w", "--yes", "--timeout", "40s")
+	if !strings.Contains(res.Stdout, "statefulset.apps/w restarted\n") || strings.Contains(res.Stdout, "daemonset") {
+		t.Fatalf("reload sts/w --yes: stdout %q, want the StatefulSet restarted alone", res.Stdout)
+	}
+	if k := f.c.Kubectl(t, "-n", f.ns, "rollout", "status", "sts/w", "--watch=false"); k.ExitCode != 0 || !strings.Contains(k.Stdout, "complete") && !strings.Contains(k.Stdout, "successfully rolled out") {
+		t.Errorf("after reload sts/w: rollout status %q (exit %d)", k.Stdout, k.ExitCode)
+	}
+	if tmpl, _ := f.kindAnnotations("ds", "w"); tmpl != "" {
+		t.Errorf("reload sts/w restarted ds/w too: %q", tmpl)
 	}
 }

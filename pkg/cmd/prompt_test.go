@@ -1,0 +1,29 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestAskYes(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, wantOut string
+		want              bool
+	}{
+		{"y goes on", "y\n", "q? ", true},
+		{"YES with spaces goes on", "  YES \n", "q? ", true},
+		{"yes without a newline goes on", "yes", "q? ", true},
+		{"n declines", "n\n", "q? ", false},
+		{"an empty line declines", "\n", "q? ", false},
+		{"end of input declines with a newline", "", "q? \n", false},
+		{"only the first line counts", "no\ny\n", "q? ", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if got := askYes(strings.NewReader(tc.in), &out, "q? "); got != tc.want || out.String() != tc.wantOut {
+				t.Errorf("askYes(%q) = %v, %q; want %v, %q", tc.in, got, out.String(), tc.want, tc.wantOut)
+			}
+		})
+	}
+}
