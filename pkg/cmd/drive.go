@@ -44,8 +44,14 @@ var (
 		abort); --yes does not ask.
 
 		Exit codes: 0 handed back complete (or nothing done), 1 error (an edit by someone
-		else stops the drive and leaves the Deployment held), 4 held (--steps, --until-step,
-		a hold answer, a step that timed out, --fail-fast).
+		else stops the drive and leaves the Deployment held), 3 with --fail-on-stall when the
+		feasibility checks predict the plan stalls (before any write), 4 held (--steps,
+		--until-step, a hold answer, a step that timed out, --fail-fast).
+
+		Before the takeover, preview's feasibility checks (--checks: quota, capacity, pdb, hpa)
+		run on the plan: their FINDINGS and a "Stalled at step k" line print under it, numbered
+		by drive's steps. A predicted stall is a warning (drive goes on and holds there) unless
+		--fail-on-stall.
 
 		When a step's pods do not become available, drive says why, one line per reason with
 		its pod count (FailedCreate, Unschedulable, ImagePullBackOff, CrashLoopBackOff, a
