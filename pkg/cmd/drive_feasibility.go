@@ -25,8 +25,8 @@ func addDriveCheckFlags(cmd *cobra.Command, o *DriveOptions) {
 // pipeline's Feasible on drive.PlannerInput, numbered by the drive's steps:
 // drive.DriveSteps) and prints the FINDINGS block and the "Stalled at step k" line on Out,
 // under the plan. A held drive it continues (no takeover) is not checked. It returns
-// ExitStalled with --fail-on-stall when a stall is predicted, before any write; a check that
-// fails is a warning on ErrOut, and drive goes on.
+// ExitStalled with --fail-on-stall when a stall is predicted, before any write; without it
+// the stall is a warning on ErrOut and drive goes on. A check that fails is a warning too.
 func (o *DriveOptions) checkPrepared(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
 	names, _ := feasibility.ParseChecks(o.Checks) // Validate refused a bad value
 	if len(names) == 0 || p.Takeover == nil {
@@ -47,9 +47,13 @@ func (o *DriveOptions) checkPrepared(ctx context.Context, cs kubernetes.Interfac
 	if err := printer.PrintFeasibility(o.Out, r); err != nil {
 		return err
 	}
-	if o.FailOnStall && r != nil && r.Stall != nil {
+	if r == nil || r.Stall == nil {
+		return nil
+	}
+	if o.FailOnStall {
 		return NewExitError(ExitStalled, fmt.Sprintf("deployment %s/%s: the plan stalls at step %d (%s): nothing changed; make room (%s) or drop --fail-on-stall to drive and hold there", o.Namespace, o.Name, r.Stall.Step, r.Stall.Reason, objectsOr(r.Stall.Objects)))
 	}
+	printer.PrintWarnings(o.ErrOut, fmt.Sprintf("the checks predict the plan stalls at step %d (%s: %s): drive goes on and will hold there; --fail-on-stall exits %d instead", r.Stall.Step, r.Stall.Reason, objectsOr(r.Stall.Objects), ExitStalled))
 	return nil
 }
 

@@ -77,6 +77,10 @@ func TestDriveFailOnStallQuota(t *testing.T) {
 			if i, j := strings.Index(out.String(), "then: hand back"), strings.Index(out.String(), "FINDINGS"); tc.wantStall && (i < 0 || j < i) {
 				t.Errorf("FINDINGS not under the plan:\n%s", out)
 			}
+			warned := strings.Contains(errOut.String(), "warning: the checks predict the plan stalls at step 1 (Quota: resourcequota/pods)")
+			if want := tc.wantStall && !tc.failOnStall; warned != want {
+				t.Errorf("stall warning on stderr %v, want %v:\n%s", warned, want, errOut)
+			}
 			if tc.wantCode == ExitStalled && !strings.Contains(msg, "resourcequota/pods") {
 				t.Errorf("error %q does not name the quota", msg)
 			}
