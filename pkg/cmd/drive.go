@@ -21,6 +21,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -43,8 +44,14 @@ var (
 		abort); --yes does not ask.
 
 		Exit codes: 0 handed back complete (or nothing done), 1 error (an edit by someone
-		else stops the drive and leaves the Deployment held), 4 held (--steps, --until-step,
-		a hold answer, a step that timed out, --fail-fast).
+		else stops the drive and leaves the Deployment held), 3 with --fail-on-stall when the
+		feasibility checks predict the plan stalls (before any write), 4 held (--steps,
+		--until-step, a hold answer, a step that timed out, --fail-fast).
+
+		Before the takeover, preview's feasibility checks (--checks: quota, capacity, pdb, hpa)
+		run on the plan: their FINDINGS and a "Stalled at step k" line print under it, numbered
+		by drive's steps. A predicted stall is a warning (drive goes on and holds there) unless
+		--fail-on-stall.
 
 		When a step's pods do not become available, drive says why, one line per reason with
 		its pod count (FailedCreate, Unschedulable, ImagePullBackOff, CrashLoopBackOff, a
@@ -82,6 +89,10 @@ type DriveOptions struct {
 	Adopt           bool
 	Force           bool
 	DryRun          cmdutil.DryRunStrategy
+	// Checks is --checks (the feasibility checks run on the plan before the takeover);
+	// FailOnStall is --fail-on-stall (exit 3 before any write when they predict a stall).
+	Checks      string
+	FailOnStall bool
 
 	Target
 	// one registers -l/--selector and --all only to refuse them, and several names: drive
@@ -101,6 +112,7 @@ func NewDriveOptions(streams genericiooptions.IOStreams) *DriveOptions {
 		DryRun:        cmdutil.DryRunNone,
 		LeaseDuration: defaultLeaseDuration,
 		FailFastAfter: DefaultFailFastAfter,
+		Checks:        "all",
 		Now:           time.Now,
 		Terminal:      stdTerminal(streams),
 		IOStreams:     streams,
@@ -136,6 +148,7 @@ func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioop
 	fl.BoolVar(&o.Adopt, "adopt", false, "Take over a rollout in flight that drive did not start.")
 	fl.BoolVar(&o.Force, "force", false, "Take the lease of a driver that holds it (use when that driver is gone).")
 	addDriveDryRunFlag(cmd)
+	addDriveCheckFlags(cmd, o)
 	o.one = target.NewFlags(target.Choices{OneOnly: "drive works on one Deployment per run"})
 	o.one.AddFlags(cmd)
 	cmd.AddCommand(newCmdDriveStatus(f, kc, streams))
@@ -189,6 +202,9 @@ func (o *DriveOptions) Validate() error {
 	if err := validateFailFast(o.FailFastAfter); err != nil {
 		return err
 	}
+	if _, err := feasibility.ParseChecks(o.Checks); err != nil {
+		return err
+	}
 	return o.Change.Validate()
 }
 
@@ -229,6 +245,9 @@ func (o *DriveOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if err := o.printPrepared(ctx, cs, prep); err != nil {
+		return err
+	}
+	if err := o.checkPrepared(ctx, cs, prep); err != nil {
 		return err
 	}
 	if o.DryRun != cmdutil.DryRunNone {
