@@ -56,7 +56,14 @@ var (
 		When a step's pods do not become available, drive says why, one line per reason with
 		its pod count (FailedCreate, Unschedulable, ImagePullBackOff, CrashLoopBackOff, a
 		failing readiness probe, a lost node). --fail-fast holds (exit 4) as soon as such a
-		reason has lasted --fail-fast-after, instead of waiting for --progress-timeout.`)
+		reason has lasted --fail-fast-after, instead of waiting for --progress-timeout.
+
+		drive sts/NAME walks a StatefulSet (RollingUpdate, ordinals from 0) through its
+		partition instead: the change (--image, --restart) with the partition at replicas
+		in one guarded write, then the partition lowered by --step every time the pods above
+		it run the update revision and are available (--interval between steps), until 0.
+		Exit 4 at a --pause-after ordinal or when a step fails or passes --timeout; run drive
+		sts/NAME again (without change flags) to go on, or drive abort sts/NAME to roll back.`)
 
 	driveExample = templates.Examples(`
 		# Roll out a new image, confirming every step
@@ -70,6 +77,9 @@ var (
 
 		# Continue a held Deployment (from any machine), one step at a time
 		kubectl rollplan drive deploy/web --steps 1
+
+		# A StatefulSet, two pods per step, pausing once ordinal 4 and up are replaced
+		kubectl rollplan drive sts/db --image db=postgres:16 --step 2 --pause-after 4
 
 		# Who holds it, at which step, with what counts
 		kubectl rollplan drive status deploy/web`)
@@ -128,13 +138,28 @@ func NewCmdDrive(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDriveOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "drive (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--yes] [--steps N | --until-step K] [--fail-fast [--fail-fast-after D]]",
+		Use:                   "drive (deploy/NAME | NAME) [--image CONTAINER=IMAGE] [-f FILE] [--replicas N] [--to-revision N] [--restart] [--yes] [--steps N | --until-step K] [--fail-fast [--fail-fast-after D]] | drive sts/NAME [--image CONTAINER=IMAGE | --restart] [--step N|P%] [--interval D] [--pause-after ORDINALS] [--timeout D]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Walk a Deployment's rollout step by step from the client",
 		Long:                  driveLong,
 		Example:               driveExample,
-		RunE:                  runE(f, o),
 	}
+	sts := &stsFlags{}
+	deploy := runE(f, o)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ref, ok, err := kindArgs(args, "drive")
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			return runDriveSts(f, cmd, o, sts, ref)
+		}
+		if n := changedAmong(cmd, stsOnly); n != "" {
+			return fmt.Errorf("--%s is a flag of drive sts/NAME; for a Deployment use --steps, --until-step and --progress-timeout", n)
+		}
+		return deploy(cmd, args)
+	}
+	sts.addFlags(cmd)
 	o.Change.AddFlags(cmd)
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "Do not ask before each step.")
@@ -151,7 +176,7 @@ func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioop
 	addDriveCheckFlags(cmd, o)
 	o.one = target.NewFlags(target.Choices{OneOnly: "drive works on one Deployment per run"})
 	o.one.AddFlags(cmd)
-	cmd.AddCommand(newCmdDriveStatus(f, kc, streams))
+	cmd.AddCommand(newCmdDriveStatus(f, kc, streams), newCmdDriveAbort(f, streams))
 	return cmd
 }
 

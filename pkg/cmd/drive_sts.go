@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+// stsFlags are drive's flags for a StatefulSet (issue 21): --step, --pause-after, --timeout.
+type stsFlags struct {
+	Step       string
+	PauseAfter []int32
+	Timeout    time.Duration
+}
+
+func (s *stsFlags) addFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&s.Step, "step", "1", "drive sts/NAME: pods replaced per step, N or a percentage of replicas (P%, rounded up, at least 1).")
+	fl.Int32SliceVar(&s.PauseAfter, "pause-after", nil, "drive sts/NAME: pause (exit code 4) once the pods down to these ordinals are replaced (canaries); run drive again to go on.")
+	fl.DurationVar(&s.Timeout, "timeout", 0, "drive sts/NAME: how long one step may take before drive holds (exit code 4); 0 waits forever.")
+}
+
+// deploymentOnly are drive's flags that mean nothing to a StatefulSet's walk.
+var deploymentOnly = []string{"filename", "replicas", "to-revision", "steps", "until-step", "progress-timeout", "fail-fast", "fail-fast-after", "lease-duration", "adopt", "force", "dry-run"}
+
+// stsOnly are the flags only drive sts/NAME reads.
+var stsOnly = []string{"step", "pause-after", "timeout"}
+
+// kindArgs reports whether args name a StatefulSet or DaemonSet (target.ParseKindArgs), and
+// refuses a DaemonSet or more than one object in one line.
+func kindArgs(args []string, verb string) (ref target.KindRef, ok bool, err error) {
+	ka, ok, err := target.ParseKindArgs(args, false)
+	if !ok || err != nil {
+		return ref, ok, err
+	}
+	if len(ka.Refs) != 1 {
+		return ref, true, fmt.Errorf("%s works on one StatefulSet per run: give one sts/NAME", verb)
+	}
+	if ka.Refs[0].Kind == target.KindDaemonSet {
+		return ref, true, fmt.Errorf("%s ds/%s: DaemonSet drive is out of scope; roll it out with kubectl rollout and watch it with kubectl rollplan status ds/%s", verb, ka.Refs[0].Name, ka.Refs[0].Name)
+	}
+	return ka.Refs[0], true, nil
+}
+
+// changedAmong returns the first flag of names set on cmd.
+func changedAmong(cmd *cobra.Command, names []string) string {
+	for _, n := range names {
+		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
+			return n
+		}
+	}
+	return ""
+}
+
+// runDriveSts is "drive sts/NAME": wiring around stsdrive.Run.
+func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsFlags, ref target.KindRef) error {
+	if n := changedAmong(cmd, deploymentOnly); n != "" {
+		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after and --timeout", n, ref.Name)
+	}
+	step := intstr.Parse(s.Step)
+	if _, err := partition.StepSize(step, 100); err != nil || step.Type == intstr.Int && step.IntValue() < 1 || strings.HasPrefix(s.Step, "-") {
+		return fmt.Errorf("--step=%s: give N (1 or more) or a percentage P%% of replicas", s.Step)
+	}
+	if o.Interval < 0 || s.Timeout < 0 {
+		return errors.New("--interval and --timeout must not be negative")
+	}
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return err
+	}
+	ref.Namespace = ns
+	cs, err := driveClient(f)()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = stsdrive.Run(ctx, stsdrive.Options{
+		Client: cs, Ref: ref,
+		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
+		Walk:     partition.Config{Step: step, PauseAfter: s.PauseAfter, ProgressDeadline: s.Timeout},
+		Interval: o.Interval, Progress: o.Out, Now: o.Now,
+	})
+	var held *stsdrive.HeldError
+	switch {
+	case errors.As(err, &held):
+		if perr := printer.PrintStsHeld(o.ErrOut, held); perr != nil {
+			return perr
+		}
+		return NewExitError(ExitHeld, "")
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("statefulset %s/%s: interrupted; it stays at its partition: run drive again to continue, or drive abort sts/%s", ref.Namespace, ref.Name, ref.Name)
+	}
+	return err
+}
+
+// newCmdDriveAbort returns "kubectl rollplan drive abort sts/NAME".
+func newCmdDriveAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:                   "abort sts/NAME",
+		DisableFlagsInUseLine: true,
+		Short:                 "Roll a StatefulSet that drive walks back to its current revision",
+		Long: templates.LongDesc(`
+			Restore the pod template of the StatefulSet's status.currentRevision (kubectl's
+			rollback patch) with the partition at 0, in one guarded write: the controller then
+			rolls the updated pods back, highest ordinal first. Pods of the abandoned revision
+			that are not Ready are deleted (the StatefulSet "forced rollback": with OrderedReady
+			the controller would wait for them forever). It does not wait for the rollback:
+			watch it with kubectl rollplan status sts/NAME. For a Deployment use kubectl
+			rollplan abort deploy/NAME.`),
+		Example: templates.Examples(`
+			kubectl rollplan drive abort sts/db`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, ok, err := kindArgs(args, "drive abort")
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("drive abort takes sts/NAME; for a Deployment use kubectl rollplan abort deploy/NAME")
+			}
+			if ref.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+				return err
+			}
+			cs, err := driveClient(f)()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := stsdrive.Abort(ctx, cs, ref)
+			if res != nil {
+				if perr := printer.PrintStsAborted(streams.Out, ref.Namespace, ref.Name, res); perr != nil {
+					return perr
+				}
+			}
+			return err
+		},
+	}
+}

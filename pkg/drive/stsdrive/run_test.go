@@ -1,0 +1,113 @@
+package stsdrive
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+)
+
+var ref = target.KindRef{Kind: target.KindStatefulSet, Namespace: "ns", Name: "db"}
+
+// settled is sts db with 2 replicas at partition p, both pods Ready (a minute ago) on
+// revision rev, status.currentRevision cur.
+func settled(p int32, rev, cur string) (*appsv1.StatefulSet, []runtime.Object) {
+	s := sts()
+	s.Spec.Replicas = ptr.To[int32](2)
+	s.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
+	s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To(p)}}
+	s.UID = "sts-uid"
+	s.Status = appsv1.StatefulSetStatus{CurrentRevision: cur, UpdateRevision: rev}
+	objs := []runtime.Object{s}
+	for _, n := range []string{"db-0", "db-1"} {
+		objs = append(objs, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: n, Labels: map[string]string{"app": "db", appsv1.ControllerRevisionHashLabelKey: rev},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "sts-uid", Controller: ptr.To(true)}}},
+			Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Now().Add(-time.Minute))}}},
+		})
+	}
+	return s, objs
+}
+
+func writes(cs *fake.Clientset) []string {
+	var out []string
+	for _, a := range cs.Actions() {
+		if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" {
+			out = append(out, v+" "+a.GetResource().Resource)
+		}
+	}
+	return out
+}
+
+func opts(cs *fake.Clientset) Options {
+	return Options{Client: cs, Ref: ref, Walk: partition.Config{Step: intstr.FromInt32(1)}, Poll: time.Millisecond}
+}
+
+// A resumed walk at partition 1 whose pods all run the update revision: one write (1 -> 0),
+// then done.
+func TestRunResumeLowersToZeroThenDone(t *testing.T) {
+	_, objs := settled(1, "db-2", "db-2")
+	cs := fake.NewClientset(objs...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Run(ctx, opts(cs)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := partition.CurrentPartition(got); p != 0 {
+		t.Errorf("partition %d, want 0", p)
+	}
+	if w := writes(cs); len(w) != 1 || w[0] != "patch statefulsets" {
+		t.Errorf("writes %v, want one partition patch", w)
+	}
+}
+
+// A pod that never becomes available: hold after the timeout, exit as *HeldError.
+func TestRunHoldsAfterTimeout(t *testing.T) {
+	_, objs := settled(2, "db-2", "db-1")
+	objs[2].(*corev1.Pod).Status.Conditions = nil // db-1, not Ready
+	cs := fake.NewClientset(objs...)
+	o := opts(cs)
+	o.Walk.ProgressDeadline = 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := Run(ctx, o)
+	held, ok := err.(*HeldError)
+	if !ok || held.Action != partition.ActionHold || held.Partition != 1 {
+		t.Fatalf("err = %v, want a hold at partition 1", err)
+	}
+}
+
+func TestRunRefusesOnDeleteWithoutWriting(t *testing.T) {
+	s, objs := settled(0, "db-1", "db-1")
+	s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	cs := fake.NewClientset(objs...)
+	o := opts(cs)
+	o.Change = Change{Images: []string{"db=pg:16"}}
+	err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "OnDelete") || len(writes(cs)) != 0 {
+		t.Errorf("err %v, writes %v: want the OnDelete refusal and no write", err, writes(cs))
+	}
+}
+
+func TestAbortNothingToAbort(t *testing.T) {
+	_, objs := settled(0, "db-1", "db-1")
+	cs := fake.NewClientset(objs...)
+	if _, err := Abort(context.Background(), cs, ref); err == nil || !strings.Contains(err.Error(), "no rollout to abort") || len(writes(cs)) != 0 {
+		t.Errorf("err %v, writes %v", err, writes(cs))
+	}
+}

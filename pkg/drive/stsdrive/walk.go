@@ -1,0 +1,193 @@
+package stsdrive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
+	"github.com/rollplan/kubectl-rollplan/pkg/workload"
+	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
+)
+
+// Options is one drive of one StatefulSet.
+type Options struct {
+	Client kubernetes.Interface
+	Ref    target.KindRef // Kind StatefulSet
+	Change Change         // nothing: continue the walk from the stored partition (a resume)
+	Walk   partition.Config
+	// Interval is the bake time between two steps (after a step's pods are available).
+	Interval time.Duration
+	// Poll is how often the StatefulSet and its pods are read (default 1 s).
+	Poll     time.Duration
+	Progress io.Writer // one line per step
+	Now      func() time.Time
+}
+
+// HeldError is a walk stopped at a partition (a pause, a failed pod, a passed --timeout):
+// the StatefulSet stays there, intact; exit code 4.
+type HeldError struct {
+	Ref       target.KindRef
+	Partition int32
+	Replicas  int32
+	Action    partition.Action // Pause or Hold
+	Reason    string
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("statefulset %s/%s stays at partition %d of %d replicas: %s", e.Ref.Namespace, e.Ref.Name, e.Partition, e.Replicas, e.Reason)
+}
+
+// Run validates the StatefulSet, applies the change with the partition at replicas in one
+// guarded write (none without a change: the walk resumes from the stored partition), then
+// walks it down to 0 and returns nil once every pod runs status.updateRevision, is available
+// and status.currentRevision equals it.
+//
+// Errors: partition.Validate's one line; a write that lost a race (the object changed:
+// nothing written, run again); *HeldError on a pause or hold; ctx's error when interrupted.
+func Run(ctx context.Context, o Options) error {
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	w, err := live.Get(ctx, o.Client, o.Ref)
+	if err != nil {
+		return err
+	}
+	sts := w.StatefulSet
+	if err := partition.Validate(sts); err != nil {
+		return err
+	}
+	resumeAt := int32(-1)
+	if o.Change.Any() {
+		body, err := StartPatch(sts, o.Change, o.Now())
+		if err != nil {
+			return err
+		}
+		if err := live.Patch(ctx, o.Client, w, body, kube.Default()); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Progress, "statefulset %s/%s: change applied, partition %d (no pod replaced yet)\n", o.Ref.Namespace, o.Ref.Name, replicasOf(sts))
+	} else {
+		resumeAt = partition.CurrentPartition(sts)
+	}
+	return walk(ctx, o, resumeAt)
+}
+
+// walk is the loop: read, decide, write or wait.
+func walk(ctx context.Context, o Options, resumeAt int32) error {
+	stepStarted := o.Now()
+	var lowered bool // a step was made: --interval applies before the next
+	var baked bool   // the interval after the current step has passed
+	for {
+		st, err := live.Load(ctx, o.Client, o.Ref)
+		if err != nil {
+			return err
+		}
+		sts := st.Workload.StatefulSet
+		if err := partition.Validate(sts); err != nil {
+			return err
+		}
+		p := partition.CurrentPartition(sts)
+		if sts.Status.ObservedGeneration < sts.Generation {
+			if err := sleep(ctx, o.Poll); err != nil {
+				return err
+			}
+			continue // status.updateRevision is not this template's yet
+		}
+		s := partition.State{
+			Replicas: replicasOf(sts), Partition: p, UpdateRevision: sts.Status.UpdateRevision,
+			MinReadySeconds: sts.Spec.MinReadySeconds,
+			Pods:            partition.FromPods(sts.Name, workload.Owned(st.Workload, st.Pods)),
+			Now:             o.Now(), StepStarted: stepStarted, Resumed: p == resumeAt,
+		}
+		d, err := partition.Next(s, o.Walk)
+		if err != nil {
+			return err
+		}
+		switch d.Action {
+		case partition.ActionDone:
+			if sts.Status.CurrentRevision == sts.Status.UpdateRevision {
+				fmt.Fprintf(o.Progress, "statefulset %s/%s: done, %d pods on revision %s\n", o.Ref.Namespace, o.Ref.Name, s.Replicas, s.UpdateRevision)
+				return nil
+			}
+		case partition.ActionPause, partition.ActionHold:
+			return &HeldError{Ref: o.Ref, Partition: p, Replicas: s.Replicas, Action: d.Action, Reason: d.Reason}
+		case partition.ActionSetPartition:
+			if lowered && o.Interval > 0 && !baked {
+				fmt.Fprintf(o.Progress, "statefulset %s/%s: pods %d-%d available, baking %s\n", o.Ref.Namespace, o.Ref.Name, p, s.Replicas-1, o.Interval)
+				if err := sleep(ctx, o.Interval); err != nil {
+					return err
+				}
+				baked = true
+				continue // decide again on a fresh read
+			}
+			if err := writePartition(ctx, o.Client, sts, d.Partition); err != nil {
+				return err
+			}
+			fmt.Fprintf(o.Progress, "statefulset %s/%s: partition %d -> %d (replacing ordinals %d-%d)\n", o.Ref.Namespace, o.Ref.Name, p, d.Partition, d.Partition, p-1)
+			stepStarted, lowered, baked = o.Now(), true, false
+			continue
+		}
+		if err := sleep(ctx, o.Poll); err != nil {
+			return err
+		}
+	}
+}
+
+// writePartition sends partition.PartitionOps (a test of the stored value, then the replace).
+func writePartition(ctx context.Context, cs kubernetes.Interface, sts *appsv1.StatefulSet, to int32) error {
+	body, err := json.Marshal(partition.PartitionOps(sts, to))
+	if err != nil {
+		return err
+	}
+	_, err = cs.AppsV1().StatefulSets(sts.Namespace).Patch(ctx, sts.Name, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: kube.FieldManager})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsConflict(err) || isUnprocessable(err):
+		return fmt.Errorf("statefulset %s/%s: its partition changed under the drive (another driver or an edit), nothing was written: check it with kubectl get sts %s -o yaml, then run drive again", sts.Namespace, sts.Name, sts.Name)
+	default:
+		return fmt.Errorf("statefulset %s/%s: set the partition to %d: %w", sts.Namespace, sts.Name, to, err)
+	}
+}
+
+func replicasOf(sts *appsv1.StatefulSet) int32 {
+	if sts.Spec.Replicas == nil {
+		return 1
+	}
+	return *sts.Spec.Replicas
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// isUnprocessable: a JSON patch whose test op failed (HTTP 422).
+func isUnprocessable(err error) bool {
+	var s apierrors.APIStatus
+	return errors.As(err, &s) && s.Status().Code == 422
+}
