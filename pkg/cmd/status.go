@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/kubectl/pkg/util/term"
@@ -44,6 +45,12 @@ var (
 		reason has lasted --fail-fast-after (default 30s), instead of waiting for the
 		Deployment's progressDeadlineSeconds; without --watch it checks once.
 
+		--checks (default all) runs preview's feasibility checks (quota, capacity, pdb, hpa)
+		on the remaining plan of each rollout in progress, planned from the live ReplicaSets:
+		a predicted stall is a line "Will stall before the next write: ..." (or "after step k
+		of the remaining plan"), findings a FINDINGS block, and -o json a field feasibility.
+		The checks' objects are read once per command, with --watch too.
+
 		With -l, --all or -A (every namespace), one line per Deployment, with its namespace.`)
 
 	statusExample = templates.Examples(`
@@ -74,7 +81,9 @@ type StatusOptions struct {
 	SyncLatency   string
 	FailFast      bool
 	FailFastAfter time.Duration
-	Output        *printer.OutputFlags
+	// Checks is --checks: the feasibility checks run on each rollout's remaining plan.
+	Checks string
+	Output *printer.OutputFlags
 
 	Targets
 	// Contexts are --contexts and --all-contexts (status_contexts.go).
@@ -121,6 +130,7 @@ func newCmdStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	cmd.Flags().StringVar(&o.PodReadyAfter, "pod-ready-after", "", "How long a pod takes from creation to Ready for the ETA (the timed model): a duration (2s) or a range MIN..MAX (1s..4s). Default: measured on each Deployment's own pods.")
 	cmd.Flags().StringVar(&o.SyncLatency, "sync-latency", "", "The controllers' reaction time per write for the ETA and the steps (the timed model): a duration (500ms). Default: fitted to each Deployment's last rollout when it is complete; with --watch, kept for the next rollout once it starts; else 0.")
 	addFailFastFlags(cmd, &o.FailFast, &o.FailFastAfter)
+	cmd.Flags().StringVar(&o.Checks, "checks", "all", "Feasibility checks run on the remaining plan of each rollout in progress: a comma-separated list of quota, capacity, pdb, hpa, or all, or none. With --watch their objects are read once.")
 	o.Select.AddFlags(cmd)
 	o.Output.HumanForm = "the human-readable status"
 	o.Output.AddFlags(cmd)
@@ -150,6 +160,9 @@ func (o *StatusOptions) Validate() error {
 		return errors.New("--timeout needs --watch")
 	}
 	if err := validateFailFast(o.FailFastAfter); err != nil {
+		return err
+	}
+	if err := validateChecks(o.Checks); err != nil {
 		return err
 	}
 	if o.PodReadyAfter != "" {
@@ -226,6 +239,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	cfg.Feasible = statusChecks(o.Checks, func() (kubernetes.Interface, error) { return client, nil })
 	show, err := o.shower(len(cfg.Names) == 1)
 	if err != nil {
 		return err

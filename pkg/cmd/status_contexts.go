@@ -54,6 +54,7 @@ func (o *StatusOptions) runContexts(ctx context.Context) error {
 		if !o.Selection.AllNamespaces && !o.Selection.EnforceNamespace && src.Namespace != "" {
 			c.Namespace = src.Namespace
 		}
+		c.Feasible = statusChecks(o.Checks, src.Client)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -35,6 +35,25 @@ func NewPlanFeasibility(r *feasibility.Result) *v1alpha1.PlanFeasibility {
 // and the outcome line "Stalled at step k: <reason>: <message>". It writes nothing when r is
 // nil or has nothing to say, so a plan without findings prints as before.
 func PrintFeasibility(w io.Writer, r *feasibility.Result) error {
+	return printFeasibility(w, NewPlanFeasibility(r), stalledAt)
+}
+
+// stalledAt is a plan's outcome line of a feasibility stall (preview's): "Stalled at step k".
+func stalledAt(step int) string { return fmt.Sprintf("Stalled at step %d", step) }
+
+// willStall is status's line of a stall the checks predict on the remaining plan of a
+// rollout in progress (whose steps number from the controller's next write): "Will stall
+// before the next write: ..." (step 0), else "Will stall after step k of the remaining plan".
+func willStall(step int) string {
+	if step == 0 {
+		return "Will stall before the next write"
+	}
+	return fmt.Sprintf("Will stall after step %d of the remaining plan", step)
+}
+
+// printFeasibility is PrintFeasibility of r, converted, with the stall's line format
+// the stall's line led by stallLine(step) (then ": reason: message").
+func printFeasibility(w io.Writer, r *v1alpha1.PlanFeasibility, stallLine func(int) string) error {
 	if r == nil || (len(r.Findings) == 0 && len(r.Unchecked) == 0 && r.Stall == nil) {
 		return nil
 	}
@@ -58,7 +77,7 @@ func PrintFeasibility(w io.Writer, r *feasibility.Result) error {
 		fmt.Fprintf(w, "Unchecked: %s: %s\n", u.Check, u.Reason)
 	}
 	if s := r.Stall; s != nil {
-		fmt.Fprintf(w, "Stalled at step %d: %s: %s\n", s.Step, s.Reason, s.Message)
+		fmt.Fprintf(w, "%s: %s: %s\n", stallLine(s.Step), s.Reason, s.Message)
 	}
 	return nil
 }

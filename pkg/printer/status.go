@@ -46,6 +46,7 @@ func NewRolloutStatus(s *status.Status) *v1alpha1.RolloutStatus {
 			Restarts: r.Restarts, Since: optTime(r.Since), Object: r.Object})
 	}
 	out.FailedFast = s.FailedFast
+	out.Feasibility = NewPlanFeasibility(s.Feasibility)
 	return out
 }
 
@@ -120,7 +121,10 @@ func PrintRolloutStatus(w io.Writer, r *v1alpha1.RolloutStatus) error {
 		}
 		fmt.Fprintf(tw, "%s %s\t%d\t%d\t%d\t%d\t%d\n", mark, rs.Name, rs.Revision, rs.Replicas, rs.Current, rs.Ready, rs.Available)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printFeasibility(w, r.Feasibility, willStall)
 }
 
 // StatusLine is the one-line form of a status (a line per Deployment with a selector, a
@@ -156,6 +160,9 @@ func StatusLine(r *v1alpha1.RolloutStatus) string {
 			parts = append(parts, stallWords(st, time.Time{}, false))
 		}
 		fmt.Fprintf(&b, "  NOT PROGRESSING: %s", strings.Join(parts, ", "))
+	}
+	if f := r.Feasibility; f != nil && f.Stall != nil {
+		fmt.Fprintf(&b, "  WILL STALL: %s", f.Stall.Reason)
 	}
 	if r.Warning != "" && r.Phase == string(status.PhaseProgressing) {
 		fmt.Fprintf(&b, "  WARNING: %s", r.Warning)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/watch"
 )
 
@@ -49,6 +51,12 @@ type Config struct {
 	// that holds it back (stall.Stuck) for FailFastAfter (Status.FailedFast).
 	FailFast      bool
 	FailFastAfter time.Duration
+	// Feasible, when set, runs the feasibility checks on the remaining plan of each rollout
+	// in progress (not paused, not held by drive): st is the Deployment as read, in its
+	// planner input from the live state (Status.Feasibility). It is called at every read; a
+	// caller that reads the checks' objects caches them (pipeline.Config.Feasible reads them
+	// once per namespace). Its error leaves Feasibility nil.
+	Feasible func(ctx context.Context, st *cluster.State, in planner.Input) (*feasibility.Result, error)
 }
 
 // Follow reads the Deployments cfg selects and their ReplicaSets through a watch cache
@@ -93,7 +101,7 @@ func Follow(ctx context.Context, client kubernetes.Interface, cfg Config, show f
 	g := &diagnoser{ctx: ctx, client: client, every: DiagnoseEvery, last: map[string]diagnosis{}}
 	kept := Latencies{}
 	eval := func() (bool, error) {
-		sts, err := read(c, cfg, now(), last == nil, g, kept)
+		sts, err := read(ctx, c, cfg, now(), last == nil, g, kept)
 		if err != nil {
 			return false, err
 		}
@@ -142,7 +150,7 @@ func allSettled(sts []*Status) bool {
 // and name, with why each rollout does not progress (g), and the sync latency of each
 // Deployment's last complete rollout kept across reads (kept). A named Deployment missing
 // at the first read is not found, later it was deleted.
-func read(c *watch.Cache, cfg Config, now time.Time, first bool, g *diagnoser, kept Latencies) ([]*Status, error) {
+func read(ctx context.Context, c *watch.Cache, cfg Config, now time.Time, first bool, g *diagnoser, kept Latencies) ([]*Status, error) {
 	ds, err := c.Deployments().List(labels.Everything())
 	if err != nil {
 		return nil, err
@@ -185,9 +193,23 @@ func read(c *watch.Cache, cfg Config, now time.Time, first bool, g *diagnoser, k
 		if cfg.FailFast {
 			s.failFast(now, cfg.FailFastAfter)
 		}
+		s.feasible(ctx, cfg.Feasible, st)
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// feasible sets s.Feasibility from check on the remaining plan of st (planner.Input from the
+// live Deployment and ReplicaSets), for a rollout in progress that nothing holds (not paused,
+// not held by drive): a complete or failed rollout has no remaining plan to check.
+func (s *Status) feasible(ctx context.Context, check func(context.Context, *cluster.State, planner.Input) (*feasibility.Result, error), st *cluster.State) {
+	if check == nil || s.Phase != PhaseProgressing || s.Paused || s.HeldBy != "" {
+		return
+	}
+	r, err := check(ctx, st, planner.Input{Deployment: st.Deployment, ReplicaSets: st.ReplicaSets})
+	if err == nil {
+		s.Feasibility = r
+	}
 }
 
 // missing names the first of cfg.Names not in ds.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/deployutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/stall"
 )
@@ -104,6 +105,10 @@ type Status struct {
 	// has lasted Config.FailFastAfter.
 	Stall      []stall.Reason
 	FailedFast bool
+	// Feasibility: what the feasibility checks (Config.Feasible) found on the remaining plan
+	// (planned from the live Deployment and ReplicaSets, batched; its steps number that plan,
+	// step 1 the controller's next write); nil when they found nothing or did not run.
+	Feasibility *feasibility.Result
 }
 
 // Write is one ReplicaSet write of a plan, by name.

@@ -46,6 +46,8 @@ func rolloutStatus(name string) *RolloutStatus {
 		ETA: &metav1.Duration{Duration: time.Minute}, ETABasis: "pods Ready after 2s", Warning: "near", HeldBy: "drive", PlanError: "none",
 		Stalled:    []StatusStall{{Reason: "ImagePullBackOff", Pods: 2, Message: "Back-off pulling image", Restarts: 1, Since: &at, Object: name + "-7d9f-x"}},
 		FailedFast: true,
+		Feasibility: &PlanFeasibility{Checked: []string{"quota"}, Unchecked: []PlanUnchecked{{Check: "capacity", Reason: "forbidden to list nodes"}}, Stall: &PlanStall{Step: 1, Reason: "Quota", Message: "exceeded quota: pods",
+			Objects: []string{"resourcequota/pods"}}, Findings: []PlanFinding{{Check: "quota", Step: 1, Severity: "Stall", Message: "1 refused", Object: "resourcequota/pods"}}},
 	}
 }
 

@@ -62,6 +62,10 @@ type RolloutStatus struct {
 	Stalled []StatusStall `json:"stalled,omitempty"`
 	// FailedFast: with --fail-fast, a reason of stalled lasted --fail-fast-after.
 	FailedFast bool `json:"failedFast,omitempty"`
+	// Feasibility is what the feasibility checks (status --checks) found on the remaining
+	// plan (the plan from the live state; its step 1 is the controller's next write), same
+	// shape as a RolloutPlan's; absent when they found nothing.
+	Feasibility *PlanFeasibility `json:"feasibility,omitempty"`
 }
 
 // StatusStall is one reason a rollout's new ReplicaSet does not progress.

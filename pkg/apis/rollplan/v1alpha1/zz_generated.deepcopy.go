@@ -905,6 +905,11 @@ func (in *RolloutStatus) DeepCopyInto(out *RolloutStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.Feasibility != nil {
+		in, out := &in.Feasibility, &out.Feasibility
+		*out = new(PlanFeasibility)
+		(*in).DeepCopyInto(*out)
+	}
 	return
 }
 
