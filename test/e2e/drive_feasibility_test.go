@@ -6,10 +6,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
@@ -23,15 +20,7 @@ func TestDriveFeasibilityQuotaFailOnStall(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
-	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second) // the quota is seen (and charged) before the pods come
-	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
-	c.WaitForRollout(t, ns, "web", time.Minute)
-	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
+	webUnderPodsQuota(t, c, ns, "1", "0")
 	before, err := c.Client.AppsV1().Deployments(ns).Get(t.Context(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -22,15 +22,7 @@ func TestFeasibilityQuotaCompletes(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
-	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second)
-	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("0", "1"))
-	c.WaitForRollout(t, ns, "web", time.Minute)
-	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
+	webUnderPodsQuota(t, c, ns, "0", "1")
 	res := c.Plugin(t, "preview", "deploy/web", "-n", ns, "--image", "app=nginx:1.19", "--checks", "quota", "--fail-on-stall")
 	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "Outcome: Complete") || strings.Contains(res.Stdout, "Stalled at step") {

@@ -26,16 +26,7 @@ func TestFeasibilityQuotaStall(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
-	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second) // the quota is seen (and charged) before the pods come
-	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
-	c.WaitForRollout(t, ns, "web", time.Minute)
-	// The quota's status.used (the resourcequota controller's) must count both pods.
-	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
+	webUnderPodsQuota(t, c, ns, "1", "0")
 	res := c.Plugin(t, "preview", "deploy/web", "-n", ns, "--image", "app=nginx:1.19", "--fail-on-stall")
 	t.Logf("preview: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
 	if res.ExitCode != 3 || !strings.Contains(res.Stdout, "Stalled at step 1: Quota: ") || !strings.Contains(res.Stdout, "resourcequota/pods") {
@@ -218,4 +209,21 @@ func waitQuotaUsed(t *testing.T, c *framework.Cluster, ns, name string, pods int
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// webUnderPodsQuota makes Deployment web (2 replicas, RollingUpdate maxSurge, maxUnavailable)
+// in ns under ResourceQuota "pods" of exactly its 2 pods, and returns once it is rolled out
+// and the quota counts both pods: the quota is seen before the pods come (so admission
+// charges them) and the resourcequota controller's count is current before the test goes on.
+func webUnderPodsQuota(t *testing.T, c *framework.Cluster, ns, maxSurge, maxUnavailable string) {
+	t.Helper()
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
+	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second)
+	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate(maxSurge, maxUnavailable))
+	c.WaitForRollout(t, ns, "web", time.Minute)
+	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
 }

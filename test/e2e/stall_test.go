@@ -10,8 +10,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/yaml"
 
@@ -162,18 +160,7 @@ func TestStallQuota(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
-	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// Quota admission charges against status.used, which the resourcequota controller
-	// (hack/cluster/up.sh runs it) fills in: wait for it before the rollout, and for both
-	// pods counted before the update.
-	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second)
-	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("1", "0"))
-	c.WaitForRollout(t, ns, "web", time.Minute)
-	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
+	webUnderPodsQuota(t, c, ns, "1", "0")
 	began := time.Now()
 	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
 	res := c.Plugin(t, "status", "deploy/web", "-n", ns, "--watch", "--timeout", "50s", "--fail-fast", "--fail-fast-after", "3s")

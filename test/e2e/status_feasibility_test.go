@@ -9,8 +9,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
@@ -24,15 +22,7 @@ func TestStatusFeasibilityQuotaStall(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
-	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitQuotaUsed(t, c, ns, "pods", 0, 30*time.Second)
-	c.CreateDeployment(t, ns, framework.NewDeployment("web").Replicas(2).RollingUpdate("2", "0"))
-	c.WaitForRollout(t, ns, "web", time.Minute)
-	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
+	webUnderPodsQuota(t, c, ns, "2", "0")
 	c.UpdateDeployment(t, ns, "web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.19" })
 	waitRefused(t, c, ns, "nginx:1.19", 30*time.Second)
 
