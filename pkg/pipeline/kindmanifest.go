@@ -20,6 +20,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
+	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
 )
 
 // IsKindManifest reports whether u is an apps/v1 StatefulSet or DaemonSet (what
@@ -222,7 +223,7 @@ func (l *Live) Nodes(ctx context.Context) ([]*corev1.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listNodes(ctx, l.retry(), cs)
+	return live.Nodes(ctx, cs, l.retry())
 }
 
 // Nodes returns the file's nodes.

@@ -11,7 +11,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubectl/pkg/util/podutils"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/statefulset"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -103,7 +105,7 @@ func statefulSetUpdated(s *appsv1.StatefulSet, update string, pods []*corev1.Pod
 		if i < 0 || err != nil || o < start+partition || o >= start+replicas {
 			continue
 		}
-		if p.DeletionTimestamp == nil && p.Labels[appsv1.ControllerRevisionHashLabelKey] == update && podReady(p) {
+		if p.DeletionTimestamp == nil && p.Labels[appsv1.ControllerRevisionHashLabelKey] == update && podutils.IsPodReady(p) {
 			updated++
 		}
 	}
@@ -117,7 +119,7 @@ func daemonSetUpdated(d *appsv1.DaemonSet, update string, pods []*corev1.Pod) (i
 	hash := strings.TrimPrefix(update, d.Name+"-")
 	nodes := map[string]bool{}
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil && p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash && podReady(p) {
+		if p.DeletionTimestamp == nil && p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash && podutils.IsPodReady(p) {
 			nodes[p.Spec.NodeName] = true
 		}
 	}
@@ -131,22 +133,13 @@ func notReady(pods []*corev1.Pod) (unready, terminating []string) {
 		switch {
 		case p.DeletionTimestamp != nil:
 			terminating = append(terminating, p.Name)
-		case !podReady(p):
+		case !podutils.IsPodReady(p):
 			unready = append(unready, p.Name)
 		}
 	}
 	sort.Strings(unready)
 	sort.Strings(terminating)
 	return unready, terminating
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // ReadKindProgress reads ref (its ControllerRevisions and pods, and for a DaemonSet the
@@ -159,7 +152,7 @@ func ReadKindProgress(ctx context.Context, client kubernetes.Interface, ref targ
 	}
 	var nodes []*corev1.Node
 	if ref.Kind == target.KindDaemonSet {
-		if nodes, err = live.Nodes(ctx, client); err != nil {
+		if nodes, err = live.Nodes(ctx, client, kube.Retry{}); err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
 	}

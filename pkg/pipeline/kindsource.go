@@ -22,7 +22,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -81,7 +80,7 @@ func (l *Live) SelectKinds(ctx context.Context, sel KindSelection) ([]KindMember
 		m := KindMember{Source: l.Context, Ref: ref, State: st, Err: err}
 		if err == nil && ref.Kind == target.KindDaemonSet {
 			if nodes == nil {
-				if nodes, err = listNodes(ctx, l.retry(), cs); err != nil {
+				if nodes, err = live.Nodes(ctx, cs, l.retry()); err != nil {
 					return nil, fmt.Errorf("list the nodes for %s: %w", ref, err)
 				}
 			}
@@ -90,20 +89,6 @@ func (l *Live) SelectKinds(ctx context.Context, sel KindSelection) ([]KindMember
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-func listNodes(ctx context.Context, retry kube.Retry, cs kubernetes.Interface) ([]*corev1.Node, error) {
-	l, err := kube.Read(ctx, retry, func(ctx context.Context) (*corev1.NodeList, error) {
-		return cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	})
-	if err != nil {
-		return nil, err
-	}
-	nodes := make([]*corev1.Node, 0, len(l.Items))
-	for i := range l.Items {
-		nodes = append(nodes, &l.Items[i])
-	}
-	return nodes, nil
 }
 
 // KindFile is a state file of StatefulSets and DaemonSets: the output of

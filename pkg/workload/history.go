@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubectl/pkg/util/podutils"
 )
 
 // HashLabel is the label the controllers put on ControllerRevisions and pods
@@ -131,20 +132,11 @@ func countPods(pods []*corev1.Pod, cr *appsv1.ControllerRevision) (n, ready int3
 			continue
 		}
 		n++
-		if podReady(p) {
+		if podutils.IsPodReady(p) {
 			ready++
 		}
 	}
 	return n, ready
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func images(t *corev1.PodTemplateSpec) []string {

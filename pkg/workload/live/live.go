@@ -136,10 +136,10 @@ func Patch(ctx context.Context, client kubernetes.Interface, w workload.Workload
 	}
 }
 
-// Nodes lists the cluster's nodes (one LIST, sent again through transient failures): what a
-// DaemonSet's plan needs.
-func Nodes(ctx context.Context, client kubernetes.Interface) ([]*corev1.Node, error) {
-	l, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*corev1.NodeList, error) {
+// Nodes lists the cluster's nodes (one LIST, sent again through transient failures under
+// retry's policy): what a DaemonSet's plan needs.
+func Nodes(ctx context.Context, client kubernetes.Interface, retry kube.Retry) ([]*corev1.Node, error) {
+	l, err := kube.Read(ctx, retry, func(ctx context.Context) (*corev1.NodeList, error) {
 		return client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	})
 	if err != nil {
