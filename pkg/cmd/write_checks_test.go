@@ -32,7 +32,19 @@ func undoQuotaCluster(hardPods string) *fake.Clientset {
 	return fake.NewClientset([]runtime.Object{web, cur, old, q}...)
 }
 
-// restart, resume's sibling, and undo run the checks on the plan they show before writing:
+// resumeQuotaCluster is quotaCluster's web paused after its template changed to nginx:1.27:
+// resume lets the controller roll it out, into a quota of hardPods pods.
+func resumeQuotaCluster(hardPods string) *fake.Clientset {
+	web := testutil.Deployment("web").Namespace("shop").Replicas(4).MaxSurge("1").MaxUnavailable("0").Image("nginx:1.27").Revision(1).Paused(true).Build()
+	rs := testutil.ReplicaSetFor(testutil.Deployment("web").Namespace("shop").Replicas(4).MaxSurge("1").MaxUnavailable("0").Image("nginx:1.19").Revision(1).Build()).Created(1).Replicas(4).Available(4).Build()
+	hard := corev1.ResourceList{corev1.ResourcePods: resource.MustParse(hardPods)}
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "pods"},
+		Spec:   corev1.ResourceQuotaSpec{Hard: hard},
+		Status: corev1.ResourceQuotaStatus{Hard: hard, Used: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("4")}}}
+	return fake.NewClientset([]runtime.Object{web, rs, q}...)
+}
+
+// restart, resume and undo run the checks on the plan they show before writing:
 // a quota with no room for the surge pod is "Stalled at step 1" with the quota named; with
 // --fail-on-stall a real run exits 3 and writes nothing; with room (or --checks=none) the
 // verb writes and prints as before.
@@ -65,7 +77,19 @@ func TestWriteChecksQuotaStall(t *testing.T) {
 		err := o.Run(context.Background())
 		return out.String(), c, err
 	}
-	for name, verb := range map[string]run{"restart": restart, "undo": undo} {
+	resume := func(hard, checks, output string, failOnStall bool) (string, *fake.Clientset, error) {
+		streams, out, _ := testStreams()
+		o := NewActionOptions(rollout.VerbResume, streams)
+		c := resumeQuotaCluster(hard)
+		o.Namespace, o.Name, o.Client, o.DryRun = "shop", "web", clientOf(c), cmdutil.DryRunNone
+		o.Feas.Checks, o.Feas.FailOnStall, o.Output.Output = checks, failOnStall, output
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		err := o.Run(context.Background())
+		return out.String(), c, err
+	}
+	for name, verb := range map[string]run{"restart": restart, "resume": resume, "undo": undo} {
 		out, c, err := verb("4", "all", "", true)
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != ExitStalled {
