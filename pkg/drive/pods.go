@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubectl/pkg/util/podutils"
 )
 
 // unavailablePods lists the pods of ReplicaSet name that are not ready, with why.
@@ -25,21 +26,12 @@ func (d *Driver) unavailablePods(ctx context.Context, name string) []string {
 	}
 	var out []string
 	for _, p := range pods.Items {
-		if p.DeletionTimestamp != nil || podReady(&p) {
+		if p.DeletionTimestamp != nil || podutils.IsPodReady(&p) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s", p.Name, podProblem(&p)))
 	}
 	return out
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // podProblem says in a few words why p is not ready.
