@@ -46,6 +46,9 @@ type KindsOptions struct {
 	Readiness         planner.Readiness
 	StateFile         string
 	ExplicitNamespace bool
+	// Checks are preview's --checks (parsed) and FailOnStall its --fail-on-stall.
+	Checks      []string
+	FailOnStall bool
 	// Contexts are preview's --contexts and --all-contexts (nil for the other verbs).
 	Contexts *ContextFlags
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -37,6 +39,11 @@ func (o *KindsOptions) completePreview(fl *pflag.FlagSet) error {
 		c.Partition = &n
 	}
 	o.Readiness = planner.Readiness(flagString(fl, "readiness"))
+	var err error
+	if o.Checks, err = feasibility.ParseChecks(flagString(fl, "checks")); err != nil {
+		return err
+	}
+	o.FailOnStall = flagBool(fl, "fail-on-stall")
 	o.StateFile = flagString(fl, "state-file")
 	o.ExplicitNamespace = fl.Changed("namespace")
 	if o.StateFile != "" && o.Contexts != nil && o.Contexts.given() {
@@ -71,6 +78,7 @@ func (o *KindsOptions) previewKinds(ctx context.Context, cmd *cobra.Command) err
 	c := o.Change
 	c.Now = o.Now().Truncate(1e9)
 	many := len(srcs) > 1
+	checks := &pipeline.Config{Feasibility: o.Checks}
 	var rows []printer.KindSummaryRow
 	var failed []error
 	for i, src := range srcs {
@@ -88,6 +96,7 @@ func (o *KindsOptions) previewKinds(ctx context.Context, cmd *cobra.Command) err
 		}
 		for _, m := range ms {
 			p, err := pipeline.PlanKindMember(ctx, src, m, c, o.Readiness)
+			checks.CheckKind(ctx, src, p)
 			rows = append(rows, printer.KindSummaryRow{Context: src.Name(), Workload: pipeline.WorkloadRef{Kind: string(m.Ref.Kind), Namespace: m.Ref.Namespace, Name: m.Ref.Name}, Plan: p, Err: err})
 		}
 	}
@@ -99,7 +108,10 @@ func (o *KindsOptions) previewKinds(ctx context.Context, cmd *cobra.Command) err
 		if rows[0].Err != nil {
 			return rows[0].Err
 		}
-		return o.printKindPlans(rows, false)
+		if err := o.printKindPlans(rows, false); err != nil {
+			return err
+		}
+		return o.failOnStall(rows)
 	}
 	if err := o.printKindPlans(rows, true); err != nil {
 		return err
@@ -115,7 +127,21 @@ func (o *KindsOptions) previewKinds(ctx context.Context, cmd *cobra.Command) err
 	if len(failed) > 0 {
 		return fmt.Errorf("preview failed for %d of %d", len(failed), len(rows)+len(srcErrs)-countNil(srcErrs))
 	}
+	return o.failOnStall(rows)
+}
+
+// failOnStall is --fail-on-stall: exit ExitStalled when a plan of rows ends Stalled, by the
+// kind's planner or the feasibility checks.
+func (o *KindsOptions) failOnStall(rows []printer.KindSummaryRow) error {
+	if o.FailOnStall && slices.ContainsFunc(rows, func(r printer.KindSummaryRow) bool { return kindStalls(r.Plan) }) {
+		return NewExitError(ExitStalled, "")
+	}
 	return nil
+}
+
+// kindStalls says p ends Stalled, by the kind's planner or the feasibility checks.
+func kindStalls(p *pipeline.KindPlan) bool {
+	return p != nil && (p.Outcome == "Stalled" || (p.Feasibility != nil && p.Feasibility.Stall != nil))
 }
 
 func countNil(errs []error) int {
@@ -267,6 +293,11 @@ func printKindPlan(w io.Writer, p *pipeline.KindPlan) {
 	}
 	if len(p.WaitingForDelete) > 0 {
 		fmt.Fprintf(w, "  waiting for delete (OnDelete): %s\n", strings.Join(p.WaitingForDelete, ", "))
+	}
+	_ = printer.PrintFeasibility(w, p.Feasibility)
+	if f := p.Feasibility; f != nil && f.Stall != nil {
+		fmt.Fprintf(w, "Outcome: Stalled at sync %d by the feasibility checks (%s); without them: %s (%d syncs)\n\n", f.Stall.Step, f.Stall.Reason, p.Outcome, p.Syncs)
+		return
 	}
 	fmt.Fprintf(w, "Outcome: %s", p.Outcome)
 	if p.Reason != "" {

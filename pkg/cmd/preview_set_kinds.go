@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -39,11 +40,14 @@ func (o *PreviewOptions) runSetKinds(ctx context.Context, set *manifest.Set, kin
 		src = pipeline.NewKindFile(o.StateFile)
 	}
 	now := metav1.NewTime(o.Now().UTC().Truncate(time.Second))
+	checks, _ := feasibility.ParseChecks(o.Checks) // Validate refused a bad value
+	cfg := &pipeline.Config{Feasibility: checks}
 	for _, obj := range kinds {
 		p, err := pipeline.PlanKindManifest(ctx, src, obj.Object, planner.Readiness(o.Readiness), now)
 		ref := pipeline.WorkloadRef{Kind: obj.Kind(), Namespace: obj.Object.GetNamespace(), Name: obj.Object.GetName()}
 		row := printer.KindSummaryRow{Workload: ref, Err: err}
 		if err == nil {
+			cfg.CheckKind(ctx, src, p.Plan)
 			row.Plan = p.Plan
 		}
 		o.kindRows = append(o.kindRows, row)
@@ -75,6 +79,9 @@ func (o *PreviewOptions) runSetKinds(ctx context.Context, set *manifest.Set, kin
 	}
 	if err == nil && failed > 0 {
 		return NewExitError(ExitError, "")
+	}
+	if err == nil && o.FailOnStall && slices.ContainsFunc(o.kindRows, func(r printer.KindSummaryRow) bool { return kindStalls(r.Plan) }) {
+		return NewExitError(ExitStalled, "")
 	}
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
@@ -72,6 +73,16 @@ type KindPlan struct {
 	MaxSurge       int `json:"maxSurge,omitempty"`
 	MaxUnavailable int `json:"maxUnavailable,omitempty"`
 	Syncs          int `json:"syncs"`
+	// Feasibility is what the feasibility checks found (Config.CheckKind); nil when none ran
+	// or they had nothing to say.
+	Feasibility *feasibility.Result `json:"feasibility,omitempty"`
+
+	// desired is the object planned, pods its pods when planned, liveReplicas a
+	// StatefulSet's spec.replicas before the change (nil: a new object, or a DaemonSet):
+	// what CheckKind replays the pod operations against.
+	desired      workload.Workload
+	pods         []*corev1.Pod
+	liveReplicas *int32
 }
 
 // Modify returns w with c applied to a copy (w itself is not changed). revs are w's
@@ -190,7 +201,8 @@ func PlanKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods
 	if r == planner.ReadinessTimed {
 		return nil, fmt.Errorf("--readiness timed is not modelled for %ss: use batched, instant or never", ref.Kind)
 	}
-	out := &KindPlan{Workload: WorkloadRef{Kind: string(ref.Kind), Namespace: ref.Namespace, Name: ref.Name}, Strategy: desired.UpdateStrategy()}
+	out := &KindPlan{Workload: WorkloadRef{Kind: string(ref.Kind), Namespace: ref.Namespace, Name: ref.Name}, Strategy: desired.UpdateStrategy(),
+		desired: desired, pods: pods}
 	if s := desired.StatefulSet; s != nil {
 		if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 			out.Partition = *ru.Partition

@@ -300,5 +300,9 @@ func PlanKindMember(ctx context.Context, src KindSource, m KindMember, c KindCha
 			}
 		}
 	}
-	return PlanKind(desired, revs, workload.Owned(st.Workload, st.Pods), m.Nodes, r, c.Now)
+	p, err := PlanKind(desired, revs, workload.Owned(st.Workload, st.Pods), m.Nodes, r, c.Now)
+	if err == nil && st.Workload.StatefulSet != nil {
+		p.liveReplicas = st.Workload.StatefulSet.Spec.Replicas
+	}
+	return p, err
 }

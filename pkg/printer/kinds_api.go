@@ -25,6 +25,7 @@ func NewKindRolloutPlan(p *pipeline.KindPlan, readiness string) *v1alpha1.Rollou
 		UpdateRevisionNumber: p.UpdateRevisionNumber,
 		PodOperations:        []v1alpha1.PlanPodOperation{},
 		WaitingForDelete:     p.WaitingForDelete,
+		Feasibility:          NewPlanFeasibility(p.Feasibility),
 	}
 	for _, op := range p.PodOperations {
 		out.PodOperations = append(out.PodOperations, v1alpha1.PlanPodOperation(op))

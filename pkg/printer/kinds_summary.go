@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"k8s.io/cli-runtime/pkg/printers"
@@ -22,10 +23,15 @@ type KindSummaryRow struct {
 // PrintKindSummary writes the table printed first when preview plans several StatefulSets
 // or DaemonSets: NAMESPACE, WORKLOAD (kind/name, kubectl's lower-case resource form), UPDATE
 // REVISION (number and name), POD OPERATIONS, SYNCS and OUTCOME ("Error: MESSAGE" for a
-// row without plan); a CONTEXT column first when withContext.
+// row without plan); a CONTEXT column first when withContext; FEASIBILITY last when a plan's
+// checks have something to say (FeasibilityCell).
 func PrintKindSummary(w io.Writer, rows []KindSummaryRow, withContext bool) error {
 	tw := printers.GetNewTabWriter(w)
 	head := []string{"NAMESPACE", "WORKLOAD", "UPDATE REVISION", "POD OPERATIONS", "SYNCS", "OUTCOME"}
+	feas := slices.ContainsFunc(rows, func(r KindSummaryRow) bool { return r.Plan != nil && r.Plan.Feasibility != nil })
+	if feas {
+		head = append(head, FeasibilityColumn)
+	}
 	if withContext {
 		head = append([]string{"CONTEXT"}, head...)
 	}
@@ -41,6 +47,15 @@ func PrintKindSummary(w io.Writer, rows []KindSummaryRow, withContext bool) erro
 				msg = "Error: " + oneLine(r.Err.Error())
 			}
 			cells = append(cells, "-", "-", "-", msg)
+		}
+		if feas {
+			cell := "-"
+			if r.Plan != nil {
+				if c := FeasibilityCell(NewPlanFeasibility(r.Plan.Feasibility)); c != "" {
+					cell = c
+				}
+			}
+			cells = append(cells, cell)
 		}
 		if withContext {
 			ctx := r.Context

@@ -124,3 +124,25 @@ func targetNode(pod *corev1.Pod) string {
 	}
 	return ""
 }
+
+// NewNodePod returns the pod the controller creates for ds on nodeName, as quota admission
+// and the scheduler see it: the template, the tolerations every DaemonSet pod gets
+// (AddOrUpdateDaemonPodTolerations) and the required node affinity replaced by one term
+// matching the node's name (util.ReplaceDaemonSetPodNodeNameNodeAffinity), so the scheduler
+// can place it on that node only. Mirrors syncNodes' pod template,
+// pkg/controller/daemon/daemon_controller.go, v1.36.3.
+func NewNodePod(ds *appsv1.DaemonSet, nodeName string) *corev1.Pod {
+	pod := &corev1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy(), ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy()}
+	pod.Namespace = ds.Namespace
+	addDaemonTolerations(&pod.Spec)
+	term := corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
+		Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{nodeName}}}}
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &corev1.Affinity{}
+	}
+	if pod.Spec.Affinity.NodeAffinity == nil {
+		pod.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}}
+	return pod
+}

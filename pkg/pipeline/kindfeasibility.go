@@ -1,0 +1,83 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
+)
+
+// CheckKind runs the feasibility checks (Config.Feasibility; none when empty) on p, a
+// StatefulSet's or DaemonSet's plan made by PlanKind from src, and sets p.Feasibility
+// (feasibility.CheckPodOperations; nil when quiet). The objects are read as for Deployments:
+// from a cluster once per Source and namespace (and nodes and every pod once per Source),
+// shared with every other plan of c; from a state file, its nodes and pods (capacity), the
+// other kinds unchecked "not in the state file".
+func (c *Config) CheckKind(ctx context.Context, src KindSource, p *KindPlan) {
+	if len(c.Feasibility) == 0 || p == nil || p.desired.Object() == nil {
+		return
+	}
+	in := feasibility.KindInput{Kind: p.Workload.Kind, Namespace: p.Workload.Namespace, Name: p.Workload.Name,
+		Pods: p.pods, LiveReplicas: p.liveReplicas, Cluster: c.kindObjects(ctx, src, p.Workload.Namespace), Checks: c.Feasibility}
+	for _, op := range p.PodOperations {
+		in.Ops = append(in.Ops, feasibility.KindOp{Step: op.Step, Action: op.Action, Pod: op.Pod, Node: op.Node})
+	}
+	if s := p.desired.StatefulSet; s != nil {
+		in.Replicas = s.Spec.Replicas
+		in.PodFor = func(feasibility.KindOp) *corev1.Pod {
+			return &corev1.Pod{ObjectMeta: *s.Spec.Template.ObjectMeta.DeepCopy(), Spec: *s.Spec.Template.Spec.DeepCopy()}
+		}
+	} else {
+		ds := p.desired.DaemonSet
+		in.PodFor = func(op feasibility.KindOp) *corev1.Pod { return daemonset.NewNodePod(ds, op.Node) }
+	}
+	if r := feasibility.CheckPodOperations(in); !quiet(r) {
+		p.Feasibility = r
+	}
+}
+
+// kindObjects is Config.objects for a KindSource and namespace.
+func (c *Config) kindObjects(ctx context.Context, src KindSource, namespace string) feasibility.Cluster {
+	var out feasibility.Cluster
+	if !src.Live() {
+		const r = "not in the state file"
+		out = feasibility.Cluster{QuotaReason: "resourcequotas " + r, LimitRangeReason: "limitranges " + r,
+			NodeReason: "nodes " + r, PodReason: "pods " + r, PDBReason: "poddisruptionbudgets " + r, HPAReason: "horizontalpodautoscalers " + r}
+		if f, ok := src.(*KindFile); ok {
+			if objs, err := f.objects(); err == nil && len(objs.Nodes) > 0 {
+				out.Nodes, out.Pods = []corev1.Node{}, []corev1.Pod{}
+				for _, n := range objs.Nodes {
+					out.Nodes = append(out.Nodes, *n)
+				}
+				for _, pod := range objs.Pods {
+					out.Pods = append(out.Pods, *pod)
+				}
+			}
+		}
+	} else {
+		e := c.entry("kinds\x00" + src.Name() + "\x00" + namespace)
+		e.once.Do(func() {
+			client, err := src.Client()
+			if err != nil {
+				e.c = unreadable(err.Error())
+				return
+			}
+			e.c = cluster.LoadNamespaceCheckObjects(ctx, client, namespace, c.Feasibility, checkChunk)
+			if slices.Contains(c.Feasibility, feasibility.CheckCapacity) {
+				all := c.read("kinds\x00"+src.Name()+"\x00", func() feasibility.Cluster {
+					return cluster.LoadClusterCheckObjects(ctx, client, c.Feasibility, checkChunk)
+				})
+				e.c.Nodes, e.c.NodeReason, e.c.Pods, e.c.PodReason = all.Nodes, all.NodeReason, all.Pods, all.PodReason
+			}
+		})
+		out = e.c
+	}
+	if out.Nodes != nil && len(out.Nodes) == 0 {
+		out.Nodes, out.NodeReason = nil, noNodes
+	}
+	return out
+}
