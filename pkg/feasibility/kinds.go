@@ -222,10 +222,18 @@ func bestNode(nodes []*NodeState, pod *corev1.Pod) *NodeState {
 
 // whyUnschedulable words why pod fits no node as the scheduler's FailedScheduling event does
 // ("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match Pod's node
-// affinity/selector.").
+// affinity/selector."). A pod whose required node affinity names its nodes (a DaemonSet
+// pod's metadata.name term) has the other nodes ruled out by NodeAffinity's PreFilter, which
+// the scheduler words "node(s) didn't satisfy plugin(s) [NodeAffinity]" (findNodesThatFitPod,
+// pkg/scheduler/schedule_one.go, v1.36.3).
 func whyUnschedulable(nodes []*NodeState, pod *corev1.Pod) string {
 	counts := map[string]int{}
+	named := affinityNodeNames(pod)
 	for _, n := range nodes {
+		if named != nil && !slices.Contains(named, n.Node.Name) {
+			counts["node(s) didn't satisfy plugin(s) [NodeAffinity]"]++
+			continue
+		}
 		if ok, why := n.Fit(pod); !ok {
 			for _, r := range strings.Split(why, ", ") {
 				counts[r]++
@@ -300,4 +308,27 @@ func (r *Result) kindHPAs(in KindInput) {
 					*in.LiveReplicas, *in.Replicas, obj, minR, h.Spec.MaxReplicas)})
 		}
 	}
+}
+
+// affinityNodeNames returns the node names a pod's required node affinity restricts it to
+// when every term is a metadata.name In matchFields requirement (NodeAffinity's PreFilter
+// result, pkg/scheduler/framework/plugins/nodeaffinity, v1.36.3); nil otherwise.
+func affinityNodeNames(pod *corev1.Pod) []string {
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	var names []string
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		found := false
+		for _, f := range term.MatchFields {
+			if f.Key == metav1.ObjectNameField && f.Operator == corev1.NodeSelectorOpIn {
+				names, found = append(names, f.Values...), true
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return names
 }
