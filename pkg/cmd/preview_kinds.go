@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -44,6 +45,20 @@ func (o *KindsOptions) completePreview(fl *pflag.FlagSet) error {
 		return err
 	}
 	o.FailOnStall = flagBool(fl, "fail-on-stall")
+	if s := flagString(fl, "pod-ready-after"); s != "" {
+		e, err := estimate.ParseReadyAfter(s)
+		if err != nil {
+			return err
+		}
+		c.ReadyAfter = &e
+	}
+	if s := flagString(fl, "sync-latency"); s != "" {
+		l, err := estimate.ParseSyncLatency(s)
+		if err != nil {
+			return err
+		}
+		c.SyncLatency = &l
+	}
 	o.StateFile = flagString(fl, "state-file")
 	o.ExplicitNamespace = fl.Changed("namespace")
 	if o.StateFile != "" && o.Contexts != nil && o.Contexts.given() {
@@ -270,7 +285,11 @@ func printKindPlan(w io.Writer, p *pipeline.KindPlan) {
 	for _, op := range p.PodOperations {
 		if p.Workload.Kind == string(target.KindStatefulSet) && op.Step != step {
 			step = op.Step
-			fmt.Fprintf(w, "  sync %d:\n", step)
+			if op.At != nil {
+				fmt.Fprintf(w, "  sync %d (at %s):\n", step, op.At.Duration)
+			} else {
+				fmt.Fprintf(w, "  sync %d:\n", step)
+			}
 		}
 		pod := op.Pod
 		if pod == "" {
@@ -304,4 +323,5 @@ func printKindPlan(w io.Writer, p *pipeline.KindPlan) {
 		fmt.Fprintf(w, ": %s", p.Reason)
 	}
 	fmt.Fprintf(w, " (%d syncs)\n\n", p.Syncs)
+	printer.PrintKindTiming(w, p)
 }

@@ -156,19 +156,41 @@ func FromPods(pods []*corev1.Pod, rss []*appsv1.ReplicaSet) (Estimate, error) {
 	if len(samples) == 0 {
 		return Estimate{}, fmt.Errorf("%w of ReplicaSets %s", ErrNoSamples, strings.Join(names, ", "))
 	}
+	e := fromSamples(samples)
+	e.ReplicaSets = names
+	return e, nil
+}
+
+// FromWorkloadPods is FromPods for the pods of a StatefulSet or DaemonSet: every pod given
+// (the caller passes the workload's own) whose Ready condition is True is a sample.
+// Estimate.ReplicaSets stays empty. It returns ErrNoSamples (wrapped) when no pod is Ready.
+func FromWorkloadPods(pods []*corev1.Pod, workload string) (Estimate, error) {
+	var samples []time.Duration
+	for _, p := range pods {
+		if d, ok := readyAfter(p); ok {
+			samples = append(samples, d)
+		}
+	}
+	if len(samples) == 0 {
+		return Estimate{}, fmt.Errorf("%w of %s", ErrNoSamples, workload)
+	}
+	return fromSamples(samples), nil
+}
+
+// fromSamples is the Estimate of samples (not empty): see FromPods.
+func fromSamples(samples []time.Duration) Estimate {
 	slices.Sort(samples)
 	e := Estimate{
-		Source:      SourcePods,
-		Min:         samples[0],
-		Median:      quantile(samples, 0.5),
-		Max:         samples[len(samples)-1],
-		Samples:     len(samples),
-		ReplicaSets: names,
+		Source:  SourcePods,
+		Min:     samples[0],
+		Median:  quantile(samples, 0.5),
+		Max:     samples[len(samples)-1],
+		Samples: len(samples),
 	}
 	for _, j := range spreadOrder {
 		e.ReadyAfter = append(e.ReadyAfter, quantile(samples, 0.1+0.8*float64(j)/15))
 	}
-	return e, nil
+	return e
 }
 
 // readyAfter is a pod's creation-to-Ready time, if its Ready condition is True.

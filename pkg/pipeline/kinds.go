@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/change"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -35,6 +36,11 @@ type KindChange struct {
 	Replicas   *int32
 	Partition  *int32
 	Now        time.Time
+	// ReadyAfter and SyncLatency are the timed model's (readiness timed, StatefulSets):
+	// --pod-ready-after (nil: measured on the StatefulSet's own Ready pods) and
+	// --sync-latency (nil: 0).
+	ReadyAfter  *estimate.Estimate
+	SyncLatency *estimate.Latency
 }
 
 // WorkloadRef names the planned object.
@@ -52,6 +58,8 @@ type KindPodOperation struct {
 	Node           string `json:"node"`
 	Revision       string `json:"revision"`
 	RevisionNumber int64  `json:"revisionNumber"`
+	// At is, under the timed model, when the controller makes it, from the change.
+	At *metav1.Duration `json:"at,omitempty"`
 }
 
 // KindPlan is the plan of one StatefulSet or DaemonSet: the update revision (name and number
@@ -73,6 +81,11 @@ type KindPlan struct {
 	MaxSurge       int `json:"maxSurge,omitempty"`
 	MaxUnavailable int `json:"maxUnavailable,omitempty"`
 	Syncs          int `json:"syncs"`
+	// Duration is, under the timed model, when the last pod is available, from the change;
+	// Estimate and MinReadySeconds are the model's inputs (RolloutPlan.timing).
+	Duration        *metav1.Duration   `json:"duration,omitempty"`
+	Estimate        *estimate.Estimate `json:"-"`
+	MinReadySeconds int32              `json:"-"`
 	// Feasibility is what the feasibility checks found (Config.CheckKind); nil when none ran
 	// or they had nothing to say.
 	Feasibility *feasibility.Result `json:"feasibility,omitempty"`
@@ -194,11 +207,28 @@ func DryRunKind(ctx context.Context, client kubernetes.Interface, w workload.Wor
 // revisions, pods and (DaemonSet) nodes with the kind's planner (pkg/planner/statefulset,
 // pkg/planner/daemonset). Errors: the planner's (ReadinessTimed is not modelled).
 func PlanKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, nodes []*corev1.Node, r planner.Readiness, now time.Time) (*KindPlan, error) {
+	return planKind(desired, revs, pods, nodes, r, now, nil)
+}
+
+// PlanKindTimed is PlanKind under the timed model for a StatefulSet (the statefulset
+// planner's ReadinessTimed): a pod is Ready e.Median after its creation, each write is
+// followed by the next sync latency later. Sets Duration, Estimate and each operation's At.
+// Errors: a DaemonSet (not modelled), the planner's.
+func PlanKindTimed(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, e estimate.Estimate, latency time.Duration, now time.Time) (*KindPlan, error) {
+	return planKind(desired, revs, pods, nil, planner.ReadinessTimed, now, &kindTiming{e: e, latency: latency})
+}
+
+type kindTiming struct {
+	e       estimate.Estimate
+	latency time.Duration
+}
+
+func planKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, nodes []*corev1.Node, r planner.Readiness, now time.Time, timing *kindTiming) (*KindPlan, error) {
 	ref := desired.Ref()
 	if r == "" {
 		r = planner.ReadinessBatched
 	}
-	if r == planner.ReadinessTimed {
+	if r == planner.ReadinessTimed && (timing == nil || desired.StatefulSet == nil) {
 		return nil, fmt.Errorf("--readiness timed is not modelled for %ss: use batched, instant or never", ref.Kind)
 	}
 	out := &KindPlan{Workload: WorkloadRef{Kind: string(ref.Kind), Namespace: ref.Namespace, Name: ref.Name}, Strategy: desired.UpdateStrategy(),
@@ -207,15 +237,26 @@ func PlanKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods
 		if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 			out.Partition = *ru.Partition
 		}
-		p, err := statefulset.Simulate(statefulset.Input{StatefulSet: s, Revisions: revs, Pods: pods, Now: now, Readiness: statefulset.Readiness(r)})
+		in := statefulset.Input{StatefulSet: s, Revisions: revs, Pods: pods, Now: now, Readiness: statefulset.Readiness(r)}
+		if timing != nil {
+			in.ReadyAfter, in.SyncLatency = timing.e.Median, timing.latency
+		}
+		p, err := statefulset.Simulate(in)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		if timing != nil {
+			out.Duration, out.Estimate, out.MinReadySeconds = &metav1.Duration{Duration: p.Duration}, &timing.e, s.Spec.MinReadySeconds
 		}
 		out.UpdateRevision, out.UpdateRevisionNumber = p.UpdateRevision, p.UpdateRevisionNumber
 		out.Outcome, out.Reason, out.WaitingForDelete, out.Syncs = string(p.Outcome), p.Reason, p.WaitingForDelete, p.Syncs
 		out.PodOperations = []KindPodOperation{}
 		for _, op := range p.PodOperations {
-			out.PodOperations = append(out.PodOperations, kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber))
+			k := kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber)
+			if timing != nil && op.Step <= len(p.SyncAt) {
+				k.At = &metav1.Duration{Duration: p.SyncAt[op.Step-1]}
+			}
+			out.PodOperations = append(out.PodOperations, k)
 		}
 		return out, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/revisions"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -132,5 +133,33 @@ func TestPlanKindDaemonSetTaintedNode(t *testing.T) {
 	}
 	if len(p.Nodes) != 2 || p.Nodes[1].ShouldRun || !strings.Contains(p.Nodes[1].Reason, "gpu") {
 		t.Errorf("nodes %+v", p.Nodes)
+	}
+}
+
+// TestPlanKindTimedStatefulSet: under the timed model each operation carries its sync's time
+// and the plan its duration; pods Ready 10 s after creation, no latency: the three ordinals
+// are replaced one after another, so the last create comes at least 2 x 10 s in, and the run
+// ends 10 s after it. A DaemonSet is refused.
+func TestPlanKindTimedStatefulSet(t *testing.T) {
+	w, revs, pods := stsFixture(t)
+	mod, err := (KindChange{Images: []string{"c=v2"}}).Modify(w, revs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := estimate.Estimate{Source: estimate.SourceFlag, Min: 10 * time.Second, Median: 10 * time.Second, Max: 10 * time.Second}
+	p, err := PlanKindTimed(mod, revs, pods, e, 0, kindNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := p.PodOperations[len(p.PodOperations)-1]
+	if p.Duration == nil || last.At == nil || last.Action != "Create" || last.At.Duration < 20*time.Second || p.Duration.Duration != last.At.Duration+10*time.Second {
+		t.Fatalf("duration %v, last operation %+v", p.Duration, last)
+	}
+	if p.Outcome != "Complete" || p.Estimate == nil {
+		t.Errorf("outcome %s, estimate %v", p.Outcome, p.Estimate)
+	}
+	ds := workload.Workload{DaemonSet: &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "ns"}}}
+	if _, err := PlanKindTimed(ds, nil, nil, e, 0, kindNow); err == nil || !strings.Contains(err.Error(), "not modelled for DaemonSets") {
+		t.Errorf("DaemonSet timed: err %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -300,9 +302,43 @@ func PlanKindMember(ctx context.Context, src KindSource, m KindMember, c KindCha
 			}
 		}
 	}
-	p, err := PlanKind(desired, revs, workload.Owned(st.Workload, st.Pods), m.Nodes, r, c.Now)
+	pods := workload.Owned(st.Workload, st.Pods)
+	var p *KindPlan
+	if r == planner.ReadinessTimed && desired.StatefulSet != nil {
+		e, latency, err := c.timing(m, pods)
+		if err != nil {
+			return nil, err
+		}
+		p, err = PlanKindTimed(desired, revs, pods, e, latency, c.Now)
+	} else {
+		p, err = PlanKind(desired, revs, pods, m.Nodes, r, c.Now)
+	}
 	if err == nil && st.Workload.StatefulSet != nil {
 		p.liveReplicas = st.Workload.StatefulSet.Spec.Replicas
 	}
 	return p, err
+}
+
+// timing is the timed model's inputs for m: --pod-ready-after, else measured on pods (the
+// StatefulSet's own); --sync-latency, else 0. Errors: no Ready pod to measure.
+func (c KindChange) timing(m KindMember, pods []*corev1.Pod) (estimate.Estimate, time.Duration, error) {
+	var latency time.Duration
+	if c.SyncLatency != nil {
+		latency = c.SyncLatency.PerWrite
+	}
+	var e estimate.Estimate
+	if c.ReadyAfter != nil {
+		e = *c.ReadyAfter
+	} else {
+		var err error
+		if e, err = estimate.FromWorkloadPods(pods, m.Ref.String()); err != nil {
+			return e, 0, fmt.Errorf("%s: --readiness timed: %w: give --pod-ready-after", m.Ref, err)
+		}
+	}
+	if c.SyncLatency != nil {
+		e.Latency = *c.SyncLatency
+	} else {
+		e.Latency = estimate.Latency{Why: "no --sync-latency: 0 (not fitted for StatefulSets)"}
+	}
+	return e, latency, nil
 }

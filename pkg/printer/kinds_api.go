@@ -27,6 +27,10 @@ func NewKindRolloutPlan(p *pipeline.KindPlan, readiness string) *v1alpha1.Rollou
 		WaitingForDelete:     p.WaitingForDelete,
 		Feasibility:          NewPlanFeasibility(p.Feasibility),
 	}
+	if p.Duration != nil && p.Estimate != nil {
+		out.Duration = p.Duration.DeepCopy()
+		out.Timing = NewPlanTiming(p.Estimate, p.MinReadySeconds)
+	}
 	for _, op := range p.PodOperations {
 		out.PodOperations = append(out.PodOperations, v1alpha1.PlanPodOperation(op))
 	}

@@ -71,6 +71,9 @@ func Simulate(in Input) (*Plan, error) {
 			return nil, err
 		}
 		plan.Syncs = step
+		if in.Readiness == ReadinessTimed {
+			plan.SyncAt = append(plan.SyncAt, w.now.Sub(in.Now))
+		}
 		if step == 1 {
 			plan.UpdateRevision, plan.CurrentRevision = res.status.UpdateRevision, res.status.CurrentRevision
 			plan.CollisionCount = *res.status.CollisionCount
@@ -94,11 +97,20 @@ func Simulate(in Input) (*Plan, error) {
 		if res.statusWritten {
 			w.set.Status = *res.status.DeepCopy()
 		}
+		if in.Readiness == ReadinessTimed {
+			if !w.advanceTimed(res, wrote, in.ReadyAfter, in.SyncLatency) {
+				break
+			}
+			continue
+		}
 		if !w.advance(res, in.Readiness, wrote) {
 			break
 		}
 	}
 	plan.Outcome, plan.Reason, plan.StalledOn, plan.WaitingForDelete = outcome(w)
+	if in.Readiness == ReadinessTimed {
+		plan.Duration = w.now.Sub(in.Now)
+	}
 	return plan, nil
 }
 
@@ -134,6 +146,58 @@ func (w *world) advance(res syncResult, readiness Readiness, wrote bool) bool {
 	var next time.Time
 	for _, p := range w.pods {
 		if at := availableAt(p, w.set.Spec.MinReadySeconds); isReady(p) && at.After(w.now) && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	if next.IsZero() {
+		return false
+	}
+	w.now = next
+	return true
+}
+
+// advanceTimed is advance under ReadinessTimed: the sync's pod writes are applied (a created
+// pod is Pending, created now); after a sync that writes, the clock moves by latency; pods
+// whose readyAfter has passed become Ready at that moment; when nothing was written and
+// nothing changed, the clock moves to the next pod becoming Ready or available. False when
+// there is no such moment (the run ends).
+func (w *world) advanceTimed(res syncResult, wrote bool, readyAfter, latency time.Duration) bool {
+	changed := false
+	for name, p := range w.pods {
+		if isTerminating(p) {
+			delete(w.pods, name)
+			changed = true
+		}
+	}
+	for _, name := range res.deleted {
+		delete(w.pods, name)
+	}
+	for _, p := range res.created {
+		c := p.DeepCopy()
+		c.Status.Phase = corev1.PodPending
+		c.CreationTimestamp = metav1.NewTime(w.now)
+		w.pods[c.Name] = c
+	}
+	if wrote {
+		w.now = w.now.Add(latency)
+	}
+	readyAt := func(p *corev1.Pod) time.Time { return p.CreationTimestamp.Add(readyAfter) }
+	for _, p := range w.podList() {
+		if !isReady(p) && !w.broken[revisionOf(p)] && !isFailed(p) && !readyAt(p).After(w.now) {
+			makeReady(p, readyAt(p))
+			changed = true
+		}
+	}
+	if wrote || changed {
+		return true
+	}
+	var next time.Time
+	for _, p := range w.pods {
+		at := availableAt(p, w.set.Spec.MinReadySeconds)
+		if !isReady(p) && !w.broken[revisionOf(p)] && !isFailed(p) {
+			at = readyAt(p)
+		}
+		if at.After(w.now) && (next.IsZero() || at.Before(next)) {
 			next = at
 		}
 	}

@@ -249,3 +249,42 @@ func TestFailedPodReplaced(t *testing.T) {
 		}
 	}
 }
+
+func TestTimedOrderedReady(t *testing.T) {
+	// 3 replicas OrderedReady, minReadySeconds 5, pods Ready 10 s after creation, 1 s between
+	// a sync that writes and the next: each ordinal is deleted only once the one before is
+	// available (created + 10 s + 5 s), so the run lasts at least 3 x 15 s, and at most 4
+	// latencies more per ordinal (delete, create, the two status writes).
+	f := newFixture(t, 3, "v1")
+	f.set.Spec.MinReadySeconds = 5
+	in := f.input("v2", []int{0, 0, 0})
+	in.Readiness, in.ReadyAfter, in.SyncLatency = ReadinessTimed, 10*time.Second, time.Second
+	plan, err := Simulate(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Outcome != Complete || len(plan.SyncAt) != plan.Syncs {
+		t.Fatalf("outcome %s, %d sync times for %d syncs", plan.Outcome, len(plan.SyncAt), plan.Syncs)
+	}
+	t.Logf("duration %s, syncs at %v", plan.Duration, plan.SyncAt)
+	if min, max := 45*time.Second, 45*time.Second+12*time.Second; plan.Duration < min || plan.Duration > max {
+		t.Errorf("duration %s, want %s..%s", plan.Duration, min, max)
+	}
+	var created time.Duration
+	for _, op := range plan.PodOperations {
+		at := plan.SyncAt[op.Step-1]
+		switch op.Action {
+		case Create:
+			created = at
+		case Delete:
+			if op.Pod != "web-2" && at < created+15*time.Second {
+				t.Errorf("%s deleted at %s, before the pod created at %s is available", op.Pod, at, created)
+			}
+		}
+	}
+	// The same change under batched has no clock.
+	in.Readiness = ReadinessBatched
+	if b, _ := Simulate(in); b.Duration != 0 || b.SyncAt != nil || len(b.PodOperations) != len(plan.PodOperations) {
+		t.Errorf("batched: duration %s, %d sync times, %d operations (timed %d)", b.Duration, len(b.SyncAt), len(b.PodOperations), len(plan.PodOperations))
+	}
+}

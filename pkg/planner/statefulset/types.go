@@ -22,6 +22,11 @@ const (
 	ReadinessInstant Readiness = "instant"
 	// ReadinessNever: no pod becomes Ready; the clock still moves for pods Ready already.
 	ReadinessNever Readiness = "never"
+	// ReadinessTimed: a created pod becomes Ready Input.ReadyAfter after its creation; a sync
+	// that writes is followed by the next Input.SyncLatency later; a sync that writes
+	// nothing moves the clock to the next pod becoming Ready or available. Plan.SyncAt and
+	// Plan.Duration say when.
+	ReadinessTimed Readiness = "timed"
 )
 
 // DefaultMaxSyncs bounds a run whose Input.MaxSyncs is 0.
@@ -46,6 +51,9 @@ type Input struct {
 	Broken []string
 	// MaxSyncs bounds the run (0: DefaultMaxSyncs).
 	MaxSyncs int
+	// ReadyAfter (from creation to Ready) and SyncLatency (from a sync that writes to the
+	// next sync) are the timed model's durations (ReadinessTimed only).
+	ReadyAfter, SyncLatency time.Duration
 }
 
 // Action is a pod operation's kind.
@@ -123,6 +131,11 @@ type Plan struct {
 	Statuses []appsv1.StatefulSetStatus `json:"-"`
 	// Syncs is the number of syncs played.
 	Syncs int `json:"syncs"`
+	// SyncAt is, under ReadinessTimed, when each sync runs (index i: sync i+1), from
+	// Input.Now; Duration is when the run ends (the last pod available). Both nil/0 under
+	// the other models.
+	SyncAt   []time.Duration `json:"-"`
+	Duration time.Duration   `json:"-"`
 	// Outcome and Reason say how the run ends.
 	Outcome Outcome `json:"outcome"`
 	Reason  string  `json:"reason,omitempty"`

@@ -101,6 +101,9 @@ type PlanPodOperation struct {
 	// deleted pod (0: unknown).
 	Revision       string `json:"revision"`
 	RevisionNumber int64  `json:"revisionNumber"`
+	// At is, under readiness timed (StatefulSets), when the controller makes the write, from
+	// the change (a Go duration).
+	At *metav1.Duration `json:"at,omitempty"`
 }
 
 // PlanNode is one node of a DaemonSet plan.
