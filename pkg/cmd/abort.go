@@ -105,7 +105,7 @@ func (o *AbortOptions) Run(ctx context.Context) error {
 	opts := drive.Options{
 		Client: cs, Namespace: o.Namespace, Name: o.Name, Abort: true, Force: o.Force,
 		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
-		Progress: o.ErrOut, Live: live, Now: o.Now,
+		Progress: printer.NewDriveProgress(o.ErrOut, live).Event, Now: o.Now,
 	}
 	if !o.Yes && !o.DryRun {
 		if !live {

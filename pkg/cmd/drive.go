@@ -364,7 +364,7 @@ func (o *DriveOptions) driveOptions(cs kubernetes.Interface, desired *appsv1.Dep
 		Adopt: o.Adopt, Force: o.Force, Steps: o.Steps, UntilStep: o.UntilStep,
 		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
 		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter,
-		Progress: o.ErrOut, Live: live, Now: o.Now,
+		Progress: printer.NewDriveProgress(o.ErrOut, live).Event, Now: o.Now,
 	}
 	if !o.Yes && o.DryRun == cmdutil.DryRunNone {
 		if !live {

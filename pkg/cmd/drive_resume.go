@@ -41,6 +41,6 @@ func (o *ActionOptions) handBack(ctx context.Context, client kubernetes.Interfac
 	if o.DryRun != cmdutil.DryRunNone {
 		return nil
 	}
-	_, err := drive.HandBack(ctx, client, ref.Namespace, ref.Name, drive.HandBackOptions{Wait: true, Progress: o.ErrOut, Now: o.Now})
+	_, err := drive.HandBack(ctx, client, ref.Namespace, ref.Name, drive.HandBackOptions{Wait: true, Progress: printer.NewDriveProgress(o.ErrOut, false).Event, Now: o.Now})
 	return err
 }

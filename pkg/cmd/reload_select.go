@@ -58,7 +58,7 @@ func (o *ReloadOptions) driveRestart(client kubernetes.Interface) func(context.C
 		opts := drive.Options{
 			Client: client, Namespace: dep.Namespace, Name: dep.Name, Desired: t.Desired,
 			Interval: o.DriveFlags.Interval, ProgressTimeout: o.DriveFlags.ProgressTimeout,
-			LeaseDuration: o.DriveFlags.LeaseDuration, Progress: o.ErrOut, Live: o.Terminal(), Now: o.Now,
+			LeaseDuration: o.DriveFlags.LeaseDuration, Progress: printer.NewDriveProgress(o.ErrOut, o.Terminal()).Event, Now: o.Now,
 			FieldManager: o.FieldManager,
 		}
 		if !o.Yes {

@@ -92,8 +92,7 @@ func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *
 		if err != nil {
 			return err
 		}
-		d.out.linef("spec.replicas of %s changed from %d to %d while held (kubectl scale or an autoscaler): re-planned with at most %d pods, at least %d available",
-			d.ref(), s.Replicas, r, b.MaxPods(), b.MinAvailable())
+		d.out.emit(Event{Kind: EventReplanned, Ref: d.ref(), From: int64(s.Replicas), To: int64(r), MaxPods: b.MaxPods(), MinAvailable: b.MinAvailable()})
 		d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonReplan, "spec.replicas changed from %d to %d while held: re-planned (at most %d pods, at least %d available)", s.Replicas, r, b.MaxPods(), b.MinAvailable())
 	case dep.Generation != s.Generation:
 		err := d.writeState(ctx, func(*State) {}, jsonpatch.Test("/metadata/generation", dep.Generation))
@@ -103,7 +102,7 @@ func (d *Driver) followReplicas(ctx context.Context, dep *appsv1.Deployment, s *
 		if err != nil {
 			return err
 		}
-		d.out.linef("warning: the spec of %s changed (generation %d -> %d) in fields drive does not hold (not the template, strategy, paused or replicas): continuing", d.ref(), s.Generation, dep.Generation)
+		d.out.emit(Event{Kind: EventSpecDrift, Ref: d.ref(), From: s.Generation, To: dep.Generation})
 	}
 	return nil
 }

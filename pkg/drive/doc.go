@@ -40,6 +40,10 @@
 // the waits are informers (re-listed after a 410). A run that ends with the Deployment still
 // held returns a *HeldError (intact or not) for the closing block.
 //
+// Progress: drive prints nothing. Each line of progress is a typed Event (event.go: a Kind
+// and its fields) sent to Options.Progress; pkg/printer's DriveProgress renders them (a status
+// line redrawn in place on a terminal). The lease's lines are EventNote (text) for now.
+//
 // Not modelled: Deployments with strategy Recreate (nothing to step through), ReplicaSet
 // hash collisions (refused), minReadySeconds beyond what status.availableReplicas reports.
 package drive

@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+
 	"os"
 	"os/user"
 	"strings"
@@ -84,10 +84,9 @@ type Options struct {
 	// Confirm asks before each step (nil: never asks). The step the run starts with after a
 	// takeover is not asked again (the takeover was confirmed).
 	Confirm func(ctx context.Context, s StepInfo) (Answer, error)
-	// Progress receives progress lines (nil: discarded); Live redraws a status line while
-	// waiting (a terminal).
-	Progress io.Writer
-	Live     bool
+	// Progress receives the run's progress events, one per line of progress, from the run's
+	// goroutines (nil: discarded); pkg/printer's DriveProgress renders them as text.
+	Progress func(Event)
 	// FieldManager names drive's writes in managedFields (empty: kube.FieldManager,
 	// "kubectl-rollplan"); reload --drive passes its own (kube.ReloadFieldManager), which
 	// Flux does not take over (see kube.ReloadFieldManager).
@@ -185,7 +184,7 @@ func New(opts Options) *Driver {
 	if d.lease <= 0 {
 		d.lease = 30 * time.Second
 	}
-	d.out = newProgress(opts.Progress, opts.Live)
+	d.out = newProgress(opts.Progress)
 	return d
 }
 
@@ -352,7 +351,7 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	began := d.now()
 	// Events are written in the background; the run's last ones (hand-back, stopped) are
 	// flushed before Run returns, so that they outlive the CLI.
-	d.ev = kube.NewRecorder(d.client, func(s string) { d.out.linef("warning: %s", s) })
+	d.ev = kube.NewRecorder(d.client, func(s string) { d.out.emit(Event{Kind: EventWarning, Message: s}) })
 	defer d.ev.Shutdown(eventFlushTimeout)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -372,7 +371,7 @@ func (d *Driver) Run(ctx context.Context, p *Prepared) (*Result, error) {
 				return nil, err
 			}
 			if ans != AnswerContinue {
-				d.out.linef("%s: nothing changed", d.ref())
+				d.out.emit(Event{Kind: EventNothingChanged, Ref: d.ref()})
 				return &Result{Outcome: OutcomeNotStarted, Duration: d.now().Sub(began)}, nil
 			}
 			d.confirmed = true

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+
 	"strconv"
 	"time"
 
@@ -136,7 +136,7 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	if s.Phase == PhaseAbort {
 		outcome, what = OutcomeAborted, fmt.Sprintf("walked back to %s (previous template restored)", target.Name)
 	}
-	d.out.linef("handed %s back to the controller: %s, strategy %s, paused %v", d.ref(), what, describeStrategy(s.OriginalStrategy), s.OriginalPaused)
+	d.out.emit(Event{Kind: EventHandedBack, Ref: d.ref(), Message: what, Strategy: describeStrategy(s.OriginalStrategy), Paused: s.OriginalPaused})
 	d.ev.Eventf(out, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller: %s; strategy %s restored, paused %v (plan %s)", what, describeStrategy(s.OriginalStrategy), s.OriginalPaused, s.PlanID)
 	if err := d.waitComplete(ctx, out.Generation, revision); err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
 		return done, nil
 	}
 	err := d.view.Wait(ctx, timeout, cond, func(w time.Duration) {
-		d.out.statusf("waiting for the controller: %s (%s)", trimNL(msg), w.Round(time.Second))
+		d.out.emit(Event{Kind: EventWaitingController, Message: trimNL(msg), Duration: w})
 	})
 	if errors.Is(err, watch.ErrTimeout) {
 		return fmt.Errorf("%s was handed back but the controller did not report it complete within %s: %s", d.ref(), timeout, trimNL(msg))
@@ -176,7 +176,7 @@ func (d *Driver) waitComplete(ctx context.Context, gen, revision int64) error {
 	if err != nil {
 		return err
 	}
-	d.out.linef("%s", trimNL(msg))
+	d.out.emit(Event{Kind: EventControllerDone, Message: trimNL(msg)})
 	return nil
 }
 
@@ -222,7 +222,7 @@ func (d *Driver) tidy(ctx context.Context, target string, b Bounds) {
 		}
 	}
 	if err != nil {
-		d.out.linef("warning: tidy the ReplicaSets of %s: %v", d.ref(), err)
+		d.out.emit(Event{Kind: EventTidyFailed, Ref: d.ref(), Err: err})
 	}
 }
 
@@ -295,8 +295,8 @@ type HandBackOptions struct {
 	// hand-back, and then tidies the ReplicaSets.
 	Wait    bool
 	Timeout time.Duration
-	// Progress receives progress lines (nil: discarded).
-	Progress io.Writer
+	// Progress receives the progress events (nil: discarded).
+	Progress func(Event)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -325,7 +325,7 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	if now == nil {
 		now = time.Now
 	}
-	out := newProgress(opts.Progress, false)
+	out := newProgress(opts.Progress)
 	ref := fmt.Sprintf("deployment %s/%s", namespace, name)
 	st, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*cluster.State, error) {
 		return cluster.LoadLive(ctx, client, namespace, name)
@@ -358,11 +358,11 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 	if err != nil {
 		return nil, err
 	}
-	ev := kube.NewRecorder(client, func(m string) { out.linef("warning: %s", m) })
+	ev := kube.NewRecorder(client, func(m string) { out.emit(Event{Kind: EventWarning, Message: m}) })
 	ev.Eventf(got, corev1.EventTypeNormal, ReasonHandBack, "Handed back to the deployment controller at step %d/%d (kubectl rollplan resume); strategy %s restored, paused %v (plan %s)",
 		s.Step, s.Steps, describeStrategy(s.OriginalStrategy), s.OriginalPaused, s.PlanID)
 	ev.Shutdown(eventFlushTimeout)
-	out.linef("handed %s back to the controller at step %d of %d: strategy %s, paused %v", ref, s.Step, s.Steps, describeStrategy(s.OriginalStrategy), s.OriginalPaused)
+	out.emit(Event{Kind: EventHandedBackAt, Ref: ref, Step: s.Step, Steps: s.Steps, Strategy: describeStrategy(s.OriginalStrategy), Paused: s.OriginalPaused})
 	res := &HandBackResult{Deployment: got, State: s, RestoredTemplate: tmpl != nil}
 	if !opts.Wait {
 		return res, nil
@@ -391,7 +391,7 @@ func HandBack(ctx context.Context, client kubernetes.Interface, namespace, name 
 		err = tidyReplicaSets(ctx, client, st.ReplicaSets, "", nil, kube.Default())
 	}
 	if err != nil {
-		out.linef("warning: tidy the ReplicaSets of %s: %v", ref, err)
+		out.emit(Event{Kind: EventTidyFailed, Ref: ref, Err: err})
 	}
 	return res, nil
 }

@@ -35,7 +35,7 @@ func (d *Driver) loop(ctx context.Context) (*Result, error) {
 			return d.hold(ctx, reason)
 		}
 		if needBake && d.opts.Interval > 0 {
-			d.out.linef("baking %s before step %d/%d", d.opts.Interval, number, of)
+			d.out.emit(Event{Kind: EventBaking, Duration: d.opts.Interval, Step: number, Steps: of})
 			if err := d.sleep(ctx, d.opts.Interval); err != nil {
 				return nil, err
 			}
@@ -134,19 +134,11 @@ func (d *Driver) ask(ctx context.Context, info StepInfo) (res *Result, again boo
 // for --fail-fast-after), with why (stall.Diagnose's reasons) and the pods that are not,
 // and holds.
 func (d *Driver) timedOut(ctx context.Context, to *stepTimeout, number, of int) (*Result, error) {
-	d.out.linef("step %d/%d: %v", number, of, to)
-	if len(to.stall) > 0 {
-		d.out.linef("not progressing:")
-	}
+	ev := Event{Kind: EventStepTimedOut, Step: number, Steps: of, Message: to.Error(), Unavailable: to.pods}
 	for _, r := range to.stall {
-		d.out.linef("  %s", r)
+		ev.Stalled = append(ev.Stalled, fmt.Sprint(r))
 	}
-	if len(to.pods) > 0 {
-		d.out.linef("pods not available:")
-	}
-	for _, p := range to.pods {
-		d.out.linef("  %s", p)
-	}
+	d.out.emit(ev)
 	if to.failFast > 0 {
 		return d.hold(ctx, fmt.Sprintf("step %d/%d: %v", number, of, to))
 	}

@@ -60,7 +60,7 @@ func (d *Driver) createNewRS(ctx context.Context, snap *Snapshot, n int32, numbe
 	}
 	d.recordWrite(out)
 	d.landed(number, fmt.Sprintf("created %s with %s", out.Name, replicaWord(n)))
-	d.out.linef("step %d/%d: created %s (revision %s) with %s", number, of, out.Name, out.Annotations[deployutil.RevisionAnnotation], replicaWord(n))
+	d.out.emit(Event{Kind: EventCreated, Step: number, Steps: of, ReplicaSet: out.Name, Revision: out.Annotations[deployutil.RevisionAnnotation], Replicas: n})
 	d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonCreated, "Created replica set %s with %s (step %d/%d, drive)", out.Name, replicaWord(n), number, of)
 	return out, nil
 }

@@ -2,8 +2,6 @@ package drive
 
 import (
 	"fmt"
-	"io"
-	"sync"
 	"time"
 )
 
@@ -11,53 +9,25 @@ import (
 // status line of a long wait as a line of its own: once nothing was printed for that long,
 // and then every that long, so that a log shows a drive waiting for pods, for the API server
 // or for the controller, with what it waits for, instead of falling silent for minutes.
+// pkg/printer's DriveProgress applies it to the events whose Kind IsStatus.
 const PlainStatusEvery = 30 * time.Second
 
-// progress writes the driver's progress: one line per event, and on a terminal a status
-// line redrawn in place while it waits (elsewhere that line every PlainStatusEvery).
+// progress hands the driver's progress events to Options.Progress (nil: discarded).
 type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	live     bool
-	onStatus bool // a status line is drawn and not yet ended
-	now      func() time.Time
-	last     time.Time // when the last line was printed (plain output)
+	emitFn func(Event)
 }
 
-func newProgress(w io.Writer, live bool) *progress {
-	if w == nil {
-		w = io.Discard
+func newProgress(fn func(Event)) *progress {
+	if fn == nil {
+		fn = func(Event) {}
 	}
-	p := &progress{w: w, live: live, now: time.Now}
-	p.last = p.now()
-	return p
+	return &progress{emitFn: fn}
 }
 
-// linef prints a line (ending a drawn status line first).
+// emit sends one event.
+func (p *progress) emit(e Event) { p.emitFn(e) }
+
+// linef sends a line that has no typed event of its own (EventNote: the lease's lines).
 func (p *progress) linef(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.onStatus {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.onStatus = false
-	}
-	fmt.Fprintf(p.w, format+"\n", args...)
-	p.last = p.now()
-}
-
-// statusf redraws the status line on a terminal. Elsewhere it prints it as a line when
-// nothing was printed for PlainStatusEvery, and nothing otherwise (plain output gets the
-// line that ends the wait).
-func (p *progress) statusf(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.live {
-		if now := p.now(); now.Sub(p.last) >= PlainStatusEvery {
-			fmt.Fprintf(p.w, format+"\n", args...)
-			p.last = now
-		}
-		return
-	}
-	fmt.Fprintf(p.w, "\r\033[K"+format, args...)
-	p.onStatus = true
+	p.emit(Event{Kind: EventNote, Text: fmt.Sprintf(format, args...)})
 }

@@ -45,15 +45,15 @@ func (d *Driver) retryUntil(ctx context.Context, deadline time.Time, what string
 			retries = attempt
 			d.retries.Add(1)
 			if attempt == 1 {
-				d.out.linef("warning: %s: %v: retrying (until %s at the latest)", what, err, deadline.Format(time.TimeOnly))
+				d.out.emit(Event{Kind: EventRetrying, What: what, Err: err, Deadline: deadline})
 				return
 			}
-			d.out.statusf("%s: attempt %d failed: %v; next in %s", what, attempt, err, sleep.Round(10*time.Millisecond))
+			d.out.emit(Event{Kind: EventRetryAttempt, What: what, Attempt: attempt, Err: err, Duration: sleep})
 		},
 	}
 	err := r.Do(ctx, fn)
 	if retries > 0 && err == nil {
-		d.out.linef("%s: the API server answered again after %d %s (%s)", what, retries, plural(retries, "retry", "retries"), d.now().Sub(began).Round(100*time.Millisecond))
+		d.out.emit(Event{Kind: EventRecovered, What: what, Attempt: retries, Duration: d.now().Sub(began)})
 	}
 	return err
 }

@@ -47,7 +47,7 @@ func (f *runFixture) drive(t *testing.T, opts Options) (*Prepared, *Result, erro
 	t.Helper()
 	opts.Client, opts.Namespace, opts.Name = f.fc.cs, "default", "web"
 	if opts.Progress == nil {
-		opts.Progress = testLog{t}
+		opts.Progress = testLog(t)
 	}
 	if opts.Desired == nil && !opts.Abort {
 		opts.Desired = f.desired
@@ -196,12 +196,10 @@ func TestRunStopsWhenTheHoldIsLost(t *testing.T) {
 	}
 }
 
-// testLog writes the driver's progress lines to the test log.
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Logf("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
+// testLog writes the driver's progress events to the test log (pkg/printer renders them;
+// it imports drive, so these tests cannot).
+func testLog(t *testing.T) func(Event) {
+	return func(e Event) { t.Logf("%+v", e) }
 }
 
 // TestRunRenewalsInterleaveTheLoop is the race detector's test: three full drives whose

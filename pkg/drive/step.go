@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -74,8 +73,8 @@ func (d *Driver) runStep(ctx context.Context, snap *Snapshot, step Step, number,
 		}
 	}
 	after := Start{New: start.New, NewExists: true, Old: olds}
-	d.out.linef("step %d/%d done in %s: %s; pods %d, available %d (bounds: at most %d pods, at least %d available)",
-		number, of, d.now().Sub(began).Round(10*time.Millisecond), describeCounts(after), after.pods(), after.available(), b.MaxPods(), b.MinAvailable())
+	d.out.emit(Event{Kind: EventStepDone, Step: number, Steps: of, Duration: d.now().Sub(began), Counts: describeCounts(after),
+		Pods: after.pods(), Available: after.available(), MaxPods: b.MaxPods(), MinAvailable: b.MinAvailable()})
 	return nil
 }
 
@@ -162,7 +161,7 @@ func (d *Driver) scale(ctx context.Context, rs *appsv1.ReplicaSet, from, to int3
 		dir = "down"
 	}
 	d.landed(number, fmt.Sprintf("scaled %s %s from %d to %d", dir, rs.Name, from, to))
-	d.out.linef("step %d/%d: scaled %s %s from %d to %d", number, of, dir, rs.Name, from, to)
+	d.out.emit(Event{Kind: EventScaled, Step: number, Steps: of, Direction: dir, ReplicaSet: rs.Name, From: int64(from), To: int64(to)})
 	d.ev.Eventf(d.deployment(), corev1.EventTypeNormal, ReasonScaled, "Scaled %s replica set %s from %d to %d (step %d/%d, %s)", dir, rs.Name, from, to, number, of, d.phaseWord())
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -32,8 +33,7 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 	}
 	d.held.set(st, val, out)
 	dep := d.deployment()
-	d.out.linef("took over %s: paused, strategy Recreate (original %s kept in annotation %s); new ReplicaSet %s, revision %d",
-		d.ref(), describeStrategy(st.OriginalStrategy), Annotation, st.NewReplicaSet, st.Revision)
+	d.out.emit(Event{Kind: EventTookOver, Ref: d.ref(), Strategy: describeStrategy(st.OriginalStrategy), ReplicaSet: st.NewReplicaSet, Revision: strconv.FormatInt(st.Revision, 10)})
 	d.ev.Eventf(dep, corev1.EventTypeNormal, ReasonTakeover, "Took over the rollout to %s (revision %d): paused, strategy Recreate; original strategy %s kept in %s (plan %s, %s)",
 		st.NewReplicaSet, st.Revision, describeStrategy(st.OriginalStrategy), Annotation, st.PlanID, d.identity)
 	// A sync the controller began before it saw the takeover may still write: wait until it
@@ -50,7 +50,7 @@ func (d *Driver) takeover(ctx context.Context, tk *Takeover) error {
 		hash := planner.ComputeHash(&dep.Spec.Template, dep.Status.CollisionCount)
 		if hash != st.TargetHash {
 			name := planner.ReplicaSetName(dep.Name, hash)
-			d.out.linef("the API server changed the template (admission): new ReplicaSet %s instead of %s", name, st.NewReplicaSet)
+			d.out.emit(Event{Kind: EventAdmissionChanged, ReplicaSet: name, Previous: st.NewReplicaSet})
 			if err := d.writeState(ctx, func(s *State) { s.TargetHash, s.NewReplicaSet = hash, name }); err != nil {
 				return err
 			}
@@ -112,7 +112,7 @@ func (d *Driver) takeBaseline(ctx context.Context, target string) error {
 		}
 	}
 	if err := tidyReplicaSets(ctx, d.client, stale, "", nil, d.writes()); err != nil {
-		d.out.linef("warning: remove stale copies of %s: %v", Annotation, err)
+		d.out.emit(Event{Kind: EventStaleCopiesFailed, Err: err})
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func (d *Driver) waitObserved(ctx context.Context, gen int64) error {
 		return dep != nil && dep.Status.ObservedGeneration >= gen, nil
 	}, nil)
 	if errors.Is(err, watch.ErrTimeout) {
-		d.out.linef("warning: the deployment controller has not observed the takeover of %s after 15s (is it running?): going on", d.ref())
+		d.out.emit(Event{Kind: EventNotObserved, Ref: d.ref()})
 		return nil
 	}
 	return err

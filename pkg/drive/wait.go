@@ -37,7 +37,7 @@ func (d *Driver) waitScaledDown(ctx context.Context, target string, number, of i
 		return true, nil
 	}
 	tick := func(w time.Duration) {
-		d.out.statusf("step %d/%d: waiting for old pods to go: %s (%s)", number, of, waitingFor, w.Round(time.Second))
+		d.out.emit(Event{Kind: EventWaitingOldPods, Step: number, Steps: of, Message: waitingFor, Duration: w})
 	}
 	err := d.view.Wait(ctx, d.progressTimeout(), cond, tick)
 	if errors.Is(err, watch.ErrTimeout) {
@@ -73,7 +73,7 @@ func (d *Driver) waitAvailable(ctx context.Context, name string, gen int64, want
 		return false, nil
 	}
 	tick := func(waited time.Duration) {
-		d.out.statusf("step %d/%d: waiting for %s: %d/%d available (%s)", number, of, name, have, want, waited.Round(time.Second))
+		d.out.emit(Event{Kind: EventWaitingAvailable, Step: number, Steps: of, ReplicaSet: name, Available: have, Want: want, Duration: waited})
 	}
 	err := d.view.Wait(ctx, timeout, cond, tick)
 	if errors.Is(err, watch.ErrTimeout) {
