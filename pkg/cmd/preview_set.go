@@ -62,11 +62,11 @@ func (o *PreviewOptions) runSet(ctx context.Context) error {
 	if kinds := kindManifests(set); len(kinds) > 0 && !named {
 		return o.runSetKinds(ctx, set, kinds)
 	}
-	if objs := configObjects(set); len(set.Deployments) == 0 && len(objs) > 0 && !named {
+	if objs := pipeline.ConfigObjects(set); len(set.Deployments) == 0 && len(objs) > 0 && !named {
 		return o.runConfig(ctx, set, objs)
 	}
 	switch {
-	case named || (len(set.Deployments) == 1 && (len(configObjects(set)) == 0 || o.StateFile != "")):
+	case named || (len(set.Deployments) == 1 && (len(pipeline.ConfigObjects(set)) == 0 || o.StateFile != "")):
 		return o.runPicked(ctx, set)
 	case len(set.Deployments) == 0 && len(set.Errors) > 0:
 		return utilerrors.NewAggregate(set.Errors)
