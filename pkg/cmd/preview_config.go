@@ -7,30 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
-
-// configObjects returns the v1 ConfigMaps and Secrets of a manifest set, in order.
-func configObjects(set *manifest.Set) []*unstructured.Unstructured {
-	objs, _ := configObjectsWithSources(set)
-	return objs
-}
-
-// configObjectsWithSources is configObjects with the file each object was read from.
-func configObjectsWithSources(set *manifest.Set) ([]*unstructured.Unstructured, []string) {
-	var out []*unstructured.Unstructured
-	var sources []string
-	for _, o := range set.Others {
-		gvk := o.Object.GroupVersionKind()
-		if gvk.Group == "" && gvk.Version == "v1" && (gvk.Kind == "ConfigMap" || gvk.Kind == "Secret") {
-			out = append(out, o.Object)
-			sources = append(sources, o.Source)
-		}
-	}
-	return out, sources
-}
 
 // runConfig previews a manifest set of ConfigMaps and Secrets (and no Deployment): each is
 // dry-run on the server, and the Deployments of its namespace whose pods would see a changed
@@ -56,7 +37,7 @@ func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs 
 		return err
 	}
 	if !o.Output.Human() {
-		_, sources := configObjectsWithSources(set)
+		_, sources := pipeline.ConfigObjectsWithSources(set)
 		pr, err := o.Output.ToPrinter()
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
@@ -31,7 +32,7 @@ type setConfig struct {
 // A Deployment of the set that applying it updates (or creates) is planned from the set
 // only: its restart is dropped and a note says so. Errors: a dry run's, a read's or a plan's.
 func (o *PreviewOptions) setConfigRestarts(ctx context.Context, set *manifest.Set, results []manifest.Result) (*setConfig, error) {
-	objs, sources := configObjectsWithSources(set)
+	objs, sources := pipeline.ConfigObjectsWithSources(set)
 	if len(objs) == 0 || o.StateFile != "" {
 		return nil, nil
 	}

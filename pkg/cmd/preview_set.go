@@ -62,11 +62,11 @@ func (o *PreviewOptions) runSet(ctx context.Context) error {
 	if kinds := kindManifests(set); len(kinds) > 0 && !named {
 		return o.runSetKinds(ctx, set, kinds)
 	}
-	if objs := configObjects(set); len(set.Deployments) == 0 && len(objs) > 0 && !named {
+	if objs := pipeline.ConfigObjects(set); len(set.Deployments) == 0 && len(objs) > 0 && !named {
 		return o.runConfig(ctx, set, objs)
 	}
 	switch {
-	case named || (len(set.Deployments) == 1 && (len(configObjects(set)) == 0 || o.StateFile != "")):
+	case named || (len(set.Deployments) == 1 && (len(pipeline.ConfigObjects(set)) == 0 || o.StateFile != "")):
 		return o.runPicked(ctx, set)
 	case len(set.Deployments) == 0 && len(set.Errors) > 0:
 		return utilerrors.NewAggregate(set.Errors)
@@ -133,7 +133,7 @@ func (o *PreviewOptions) setConfig() manifest.Config {
 // setConfigOf is setConfig with the Source (its client makes the dry runs and the
 // feasibility checks' reads) and the Read of a cluster given (a context of several:
 // preview_contexts.go).
-func (o *PreviewOptions) setConfigOf(src pipeline.Source, read func(context.Context, string) ([]cluster.Member, error)) manifest.Config {
+func (o *PreviewOptions) setConfigOf(src pipeline.Source, read pipeline.ReadFunc) manifest.Config {
 	now := o.Now().UTC().Truncate(time.Second)
 	cfg := manifest.Config{Readiness: planner.Readiness(o.Readiness), Parallel: manifest.DefaultParallel}
 	offline := o.StateFile != ""
@@ -150,12 +150,12 @@ func (o *PreviewOptions) setConfigOf(src pipeline.Source, read func(context.Cont
 		return d, warnings, err
 	}
 	if offline {
-		cfg.Read = o.readStateFile()
-		cfg.Feasible = o.setFeasible(src, cfg.Read)
+		cfg.Read = pipeline.ReadStateFile(o.StateFile)
+		cfg.Feasible = pipeline.SetFeasible(o.Checks, src, cfg.Read)
 		return cfg
 	}
 	cfg.Read = read
-	cfg.Feasible = o.setFeasible(src, nil)
+	cfg.Feasible = pipeline.SetFeasible(o.Checks, src, nil)
 	cfg.DryRun = func(ctx context.Context, live *cluster.State, d *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
 		cs, err := src.Client()
 		if err != nil {
@@ -164,29 +164,4 @@ func (o *PreviewOptions) setConfigOf(src pipeline.Source, read func(context.Cont
 		return serverDryRun(ctx, cs, live, d)
 	}
 	return cfg
-}
-
-// readStateFile returns the Read of an offline preview: the state file is read once, and
-// each namespace gets its Deployments (those without a namespace match any; namespace ""
-// gets them all).
-func (o *PreviewOptions) readStateFile() func(context.Context, string) ([]cluster.Member, error) {
-	var all []cluster.Member
-	var loadErr error
-	loaded := false
-	return func(_ context.Context, ns string) ([]cluster.Member, error) {
-		if !loaded {
-			all, loadErr = cluster.LoadFileAll(o.StateFile)
-			loaded = true
-		}
-		if loadErr != nil {
-			return nil, loadErr
-		}
-		var out []cluster.Member
-		for _, m := range all {
-			if ns == "" || m.Deployment.Namespace == "" || m.Deployment.Namespace == ns {
-				out = append(out, m)
-			}
-		}
-		return out, nil
-	}
 }

@@ -60,7 +60,7 @@ func (o *PreviewOptions) readSetForContexts() (*manifest.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(configObjects(set)) > 0 {
+	if len(pipeline.ConfigObjects(set)) > 0 {
 		return nil, errors.New("the ConfigMaps and Secrets of a manifest set (the restarts they cause) are previewed in one context: drop --contexts/--all-contexts, or those objects")
 	}
 	if named {

@@ -6,17 +6,11 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
-// setRun is a manifest set planned in one context: its results, or the error that kept the
-// context from any. Context is "" for the one context of a preview without --contexts.
-type setRun struct {
-	Context string
-	Results []manifest.Result
-	Err     error
-}
+// setRun is a manifest set planned in one context (printer.SetRun).
+type setRun = printer.SetRun
 
 // printSet prints the plans of a manifest set: human, the summary table (with a SOURCE
 // column), the count of the other kinds, then each plan in full; -o, a RolloutPlanList whose
@@ -30,32 +24,7 @@ func (o *PreviewOptions) printSet(set *manifest.Set, results []manifest.Result, 
 // (--contexts) the summary has a CONTEXT column first, each plan a Context line and each
 // item of -o its context; a context that failed is one line on stderr and exit code 1.
 func (o *PreviewOptions) printSets(set *manifest.Set, runs []setRun, sc *setConfig) error {
-	var plans []*v1alpha1.RolloutPlan
-	summary := printer.Summary{ExtraColumns: []string{"SOURCE"}, WithContext: o.Contexts.many()}
-	stalled := false
-	for _, run := range runs {
-		for _, r := range run.Results {
-			row := printer.SummaryRow{Context: run.Context, Namespace: r.Ref.Namespace, Name: r.Ref.Name, Change: printer.ManifestChangeWords(r.Change), Err: r.Err, Extra: []string{r.Source}}
-			if r.Err == nil {
-				stalled = stalled || r.Plan.Outcome == planner.OutcomeStalled || (r.Feasibility != nil && r.Feasibility.Stall != nil)
-				row.Plan = printer.NewRolloutPlan(r.Plan, r.Warnings)
-				row.Plan.Manifest = &v1alpha1.PlanManifest{Source: r.Source, Change: string(r.Change)}
-				row.Plan.Context = run.Context
-				row.Plan.Feasibility = printer.NewPlanFeasibility(r.Feasibility)
-				plans = append(plans, row.Plan)
-			}
-			summary.Rows = append(summary.Rows, row)
-		}
-	}
-	var feasibility []*v1alpha1.PlanFeasibility
-	for _, r := range summary.Rows {
-		if r.Plan != nil {
-			feasibility = append(feasibility, r.Plan.Feasibility)
-		} else {
-			feasibility = append(feasibility, nil)
-		}
-	}
-	printer.AddFeasibilityColumn(&summary, feasibility)
+	summary, plans, stalled := printer.SetSummary(runs, o.Contexts.many())
 	stalled = stalled || (sc != nil && restartsStall(sc.preview.Targets))
 	if err := o.printSetPlans(set, runs, summary, plans, sc); err != nil {
 		return err
@@ -80,7 +49,7 @@ func (o *PreviewOptions) setExit(fileErrs []error, runs []setRun, stalled bool) 
 			printer.PrintContextFailure(o.ErrOut, run.Context, run.Err)
 			failedContexts++
 		}
-		withNS := spansNamespaces(run.Results)
+		withNS := printer.SpansNamespaces(run.Results)
 		for _, r := range run.Results {
 			if r.Err == nil {
 				continue
@@ -106,16 +75,6 @@ func (o *PreviewOptions) setExit(fileErrs []error, runs []setRun, stalled bool) 
 		msg = fmt.Sprintf("%d Deployment(s) failed: %s; %s", len(failed), strings.Join(failed, ", "), msg)
 	}
 	return NewExitError(ExitError, msg)
-}
-
-// spansNamespaces reports whether the set's Deployments are in more than one namespace.
-func spansNamespaces(results []manifest.Result) bool {
-	for _, r := range results {
-		if r.Ref.Namespace != results[0].Ref.Namespace {
-			return true
-		}
-	}
-	return false
 }
 
 func boolCount(b bool) int {

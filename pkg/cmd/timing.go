@@ -1,12 +1,9 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 )
 
 // TimingFlags are the flags of the timed model (--readiness timed): how long pods take to
@@ -31,26 +28,7 @@ func addSyncLatencyFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "sync-latency", "", "With the timed model: the controllers' reaction time per write (pod creation, status updates, the next sync), a duration (500ms). Default: fitted to the live Deployment's last rollout (the time it took beside the model's replay of it); 0 with --state-file.")
 }
 
-// Validate checks the flags against --readiness and --state-file (pure).
+// Validate checks the flags against --readiness and --state-file (pure; pipeline.Timing.Validate).
 func (f *TimingFlags) Validate(readiness, stateFile string) error {
-	timed := readiness == string(planner.ReadinessTimed)
-	switch {
-	case f.PodReadyAfter != "" && !timed:
-		return fmt.Errorf("--pod-ready-after applies to --readiness timed only; add --readiness timed")
-	case f.SyncLatency != "" && !timed:
-		return fmt.Errorf("--sync-latency applies to --readiness timed only; add --readiness timed")
-	}
-	if f.SyncLatency != "" {
-		if _, err := estimate.ParseSyncLatency(f.SyncLatency); err != nil {
-			return err
-		}
-	}
-	switch {
-	case f.PodReadyAfter != "":
-		_, err := estimate.ParseReadyAfter(f.PodReadyAfter)
-		return err
-	case timed && stateFile != "":
-		return fmt.Errorf("--readiness timed with --state-file needs --pod-ready-after DURATION (or MIN..MAX): a state file has no pods to measure")
-	}
-	return nil
+	return pipeline.Timing(*f).Validate(readiness, stateFile)
 }
