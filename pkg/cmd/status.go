@@ -162,7 +162,7 @@ func (o *StatusOptions) Validate() error {
 	if err := validateFailFast(o.FailFastAfter); err != nil {
 		return err
 	}
-	if err := validateChecks(o.Checks); err != nil {
+	if err := pipeline.ValidateChecks(o.Checks); err != nil {
 		return err
 	}
 	if o.PodReadyAfter != "" {
@@ -239,7 +239,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg.Feasible = statusChecks(o.Checks, func() (kubernetes.Interface, error) { return client, nil })
+	cfg.Feasible = pipeline.StatusChecks(o.Checks, func() (kubernetes.Interface, error) { return client, nil })
 	show, err := o.shower(len(cfg.Names) == 1)
 	if err != nil {
 		return err
