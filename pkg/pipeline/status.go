@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
@@ -72,4 +73,26 @@ func StatusChecks(checks string, client func() (kubernetes.Interface, error)) fu
 func ValidateChecks(checks string) error {
 	_, err := feasibility.ParseChecks(checks)
 	return err
+}
+
+// SetStatusTiming sets cfg.ReadyAfter from podReadyAfter (--pod-ready-after,
+// estimate.ParseReadyAfter) and cfg.SyncLatency from syncLatency (--sync-latency,
+// estimate.ParseSyncLatency); an empty value leaves its field nil (measured). The error is the
+// parser's, naming the flag value; cfg is then partly set.
+func SetStatusTiming(cfg *status.Config, podReadyAfter, syncLatency string) error {
+	if podReadyAfter != "" {
+		e, err := estimate.ParseReadyAfter(podReadyAfter)
+		if err != nil {
+			return err
+		}
+		cfg.ReadyAfter = &e
+	}
+	if syncLatency != "" {
+		l, err := estimate.ParseSyncLatency(syncLatency)
+		if err != nil {
+			return err
+		}
+		cfg.SyncLatency = &l
+	}
+	return nil
 }
