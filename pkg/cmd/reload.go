@@ -332,7 +332,7 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface) error {
 	var targets []*reloadoneshot.Target
 	if !o.namedKinds() {
-		states, err := o.load(ctx, client)
+		states, err := reloadoneshot.Load(ctx, client, o.Selection)
 		if err != nil {
 			return err
 		}

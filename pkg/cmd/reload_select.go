@@ -7,47 +7,10 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
-	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
-
-// load reads the selected Deployments, each with its ReplicaSets (loadLive): the named ones
-// (no opt-in needed), or, for -l/--all/-A, the opted-in ones (reload.OptedIn) of the LIST, in
-// the API server's order. Every read goes through kube.Read: sent again whole through
-// transient failures of the API server.
-func (o *ReloadOptions) load(ctx context.Context, client kubernetes.Interface) ([]*cluster.State, error) {
-	var refs []target.Ref
-	if o.Selection.Bulk() {
-		// One paginated LIST, sent again whole through transient failures (List: kube.Read).
-		deps, err := o.Selection.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range deps {
-			if reload.OptedIn(d) {
-				refs = append(refs, target.Ref{Namespace: d.Namespace, Name: d.Name})
-			}
-		}
-	} else {
-		var err error
-		if refs, err = o.Selection.Resolve(ctx); err != nil {
-			return nil, err
-		}
-	}
-	states := make([]*cluster.State, 0, len(refs))
-	for _, r := range refs {
-		st, err := loadLive(ctx, client, r.Namespace, r.Name)
-		if err != nil {
-			return nil, err
-		}
-		states = append(states, st)
-	}
-	return states, nil
-}
 
 // driveRestart returns the reloadoneshot.RunOptions.Drive of --drive: each restart's Desired
 // Deployment walked by drive (with --interval, --progress-timeout, --lease-duration), asking

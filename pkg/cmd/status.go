@@ -15,7 +15,6 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/kubectl/pkg/util/term"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/status"
@@ -162,18 +161,11 @@ func (o *StatusOptions) Validate() error {
 	if err := validateFailFast(o.FailFastAfter); err != nil {
 		return err
 	}
-	if err := validateChecks(o.Checks); err != nil {
+	if err := pipeline.ValidateChecks(o.Checks); err != nil {
 		return err
 	}
-	if o.PodReadyAfter != "" {
-		if _, err := estimate.ParseReadyAfter(o.PodReadyAfter); err != nil {
-			return err
-		}
-	}
-	if o.SyncLatency != "" {
-		if _, err := estimate.ParseSyncLatency(o.SyncLatency); err != nil {
-			return err
-		}
+	if err := pipeline.SetStatusTiming(&status.Config{}, o.PodReadyAfter, o.SyncLatency); err != nil {
+		return err
 	}
 	if !o.Output.Human() {
 		if _, err := o.Output.ToPrinter(); err != nil {
@@ -188,19 +180,8 @@ func (o *StatusOptions) config() (status.Config, error) {
 	sel := o.Selection
 	cfg := status.Config{Namespace: sel.Namespace, Watch: o.Watch, Timeout: o.Timeout, Now: o.Now, ETA: true,
 		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter}
-	if o.PodReadyAfter != "" {
-		e, err := estimate.ParseReadyAfter(o.PodReadyAfter)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.ReadyAfter = &e
-	}
-	if o.SyncLatency != "" {
-		l, err := estimate.ParseSyncLatency(o.SyncLatency)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.SyncLatency = &l
+	if err := pipeline.SetStatusTiming(&cfg, o.PodReadyAfter, o.SyncLatency); err != nil {
+		return cfg, err
 	}
 	if sel.Bulk() {
 		ls, err := labels.Parse(sel.Scope().LabelSelector)
@@ -239,7 +220,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg.Feasible = statusChecks(o.Checks, func() (kubernetes.Interface, error) { return client, nil })
+	cfg.Feasible = pipeline.StatusChecks(o.Checks, func() (kubernetes.Interface, error) { return client, nil })
 	show, err := o.shower(len(cfg.Names) == 1)
 	if err != nil {
 		return err

@@ -6,20 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/status"
 )
 
-// StatusContextTimeout bounds the read of one context of several (its watch cache's first
-// LISTs): a cluster that answers the first request but not the LISTs is reported then.
-const StatusContextTimeout = 30 * time.Second
+// StatusContextTimeout bounds the read of one context of several (pipeline.StatusContextTimeout).
+const StatusContextTimeout = pipeline.StatusContextTimeout
 
 // contextStatus is what one context's read gave: its statuses, or why it could not be read.
 type contextStatus struct {
@@ -54,42 +48,15 @@ func (o *StatusOptions) runContexts(ctx context.Context) error {
 		if !o.Selection.AllNamespaces && !o.Selection.EnforceNamespace && src.Namespace != "" {
 			c.Namespace = src.Namespace
 		}
-		c.Feasible = statusChecks(o.Checks, src.Client)
+		c.Feasible = pipeline.StatusChecks(o.Checks, src.Client)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i].sts, results[i].err = readContextStatus(ctx, src, c)
+			results[i].sts, results[i].err = pipeline.ReadContextStatus(ctx, src, c)
 		}()
 	}
 	wg.Wait()
 	return o.showContexts(results, len(cfg.Names) == 1)
-}
-
-// readContextStatus reads the statuses cfg selects in src once. The cluster is first asked
-// one small LIST through kube.Read (pipeline.ContextRetry of retries), so that an unreachable
-// context fails with its reason within seconds instead of the watch cache retrying for ever;
-// the read itself is bounded by StatusContextTimeout.
-func readContextStatus(ctx context.Context, src *pipeline.Live, cfg status.Config) ([]*status.Status, error) {
-	client, err := src.Client()
-	if err != nil {
-		return nil, err
-	}
-	retry := kube.Retry{Deadline: time.Now().Add(pipeline.ContextRetry)}
-	if _, err := kube.Read(ctx, retry, func(actx context.Context) (any, error) {
-		return client.AppsV1().Deployments(cfg.Namespace).List(actx, metav1.ListOptions{Limit: 1})
-	}); err != nil {
-		return nil, err
-	}
-	return followOnce(ctx, client, cfg)
-}
-
-// followOnce is status.Follow without --watch under StatusContextTimeout.
-func followOnce(ctx context.Context, client kubernetes.Interface, cfg status.Config) ([]*status.Status, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, StatusContextTimeout, fmt.Errorf("no status within %s", StatusContextTimeout))
-	defer cancel()
-	cfg.Watch = false
-	sts, _, err := status.Follow(ctx, client, cfg, func([]*status.Status) error { return nil })
-	return sts, err
 }
 
 // showContexts prints the statuses of every context (see runContexts) and returns the exit.
