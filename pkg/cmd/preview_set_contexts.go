@@ -12,20 +12,25 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // runSetContexts previews a manifest set (-f/-k; with a name, that Deployment of it) in every
 // context: each context checks the set's namespaces (pipeline.Live.CheckNamespaces), then
 // plans the set on its own live state (manifest.PlanSet, its reads and dry runs),
-// pipeline.DefaultSources contexts at once. Printed as runContexts prints, with the SOURCE
-// column of a set. ConfigMaps and Secrets (config restarts) are previewed in one context only.
+// pipeline.DefaultSources contexts at once; the set's StatefulSets and DaemonSets are planned
+// in each context too (planSetKinds). Printed as runContexts prints, with the SOURCE
+// column of a set, the kinds' table with its CONTEXT column after it. ConfigMaps and Secrets (config restarts) are previewed in one context only.
 func (o *PreviewOptions) runSetContexts(ctx context.Context) error {
 	set, err := o.readSetForContexts()
 	if err != nil {
 		return err
 	}
+	kinds := kindManifests(set)
+	set.Others = slices.DeleteFunc(slices.Clone(set.Others), func(obj manifest.Object) bool { return pipeline.IsKindManifest(obj.Object) })
 	srcs, errs := o.Contexts.sources()
 	runs := make([]setRun, len(srcs))
+	kindRows := make([][]printer.KindSummaryRow, len(srcs))
 	var g errgroup.Group
 	g.SetLimit(pipeline.DefaultSources)
 	for i, live := range srcs {
@@ -40,12 +45,25 @@ func (o *PreviewOptions) runSetContexts(ctx context.Context) error {
 			read := func(ctx context.Context, ns string) ([]cluster.Member, error) {
 				return live.ReadNamespace(ctx, ns, o.Fleet.Select.ChunkSize)
 			}
-			runs[i].Results, runs[i].Err = manifest.PlanSet(ctx, set, o.setConfigOf(live, read))
+			kindRows[i] = o.planSetKinds(ctx, live, runs[i].Context, kinds)
+			if len(set.Deployments) > 0 {
+				runs[i].Results, runs[i].Err = manifest.PlanSet(ctx, set, o.setConfigOf(live, read))
+			}
 			return nil
 		})
 	}
 	_ = g.Wait()
-	return o.printSets(set, runs, nil)
+	for _, rows := range kindRows {
+		for j, r := range rows {
+			o.kindRows = append(o.kindRows, r)
+			o.kindSources = append(o.kindSources, kinds[j].Source)
+		}
+	}
+	err = o.printSets(set, runs, nil)
+	if failed := o.reportKindErrors(); err == nil && failed > 0 {
+		return NewExitError(ExitError, "")
+	}
+	return err
 }
 
 // readSetForContexts reads the set; with a name, keeps that Deployment only (in the named
@@ -79,7 +97,7 @@ func (o *PreviewOptions) readSetForContexts() (*manifest.Set, error) {
 	switch {
 	case len(set.Deployments) == 0 && len(set.Errors) > 0:
 		return nil, utilerrors.NewAggregate(set.Errors)
-	case len(set.Deployments) == 0:
+	case len(set.Deployments) == 0 && (named || len(kindManifests(set)) == 0):
 		return nil, set.NoDeployment()
 	}
 	return set, nil

@@ -70,20 +70,46 @@ func (o *PreviewOptions) runSetKinds(ctx context.Context, set *manifest.Set, kin
 			err = o.reportErrors(set.Errors)
 		}
 	}
-	failed := 0
-	for i, r := range o.kindRows {
-		if r.Err != nil {
-			fmt.Fprintf(o.ErrOut, "error: %s/%s (namespace %s, %s): %v\n", strings.ToLower(r.Workload.Kind), r.Workload.Name, r.Workload.Namespace, o.kindSources[i], r.Err)
-			failed++
-		}
-	}
-	if err == nil && failed > 0 {
+	if failed := o.reportKindErrors(); err == nil && failed > 0 {
 		return NewExitError(ExitError, "")
 	}
 	if err == nil && o.FailOnStall && slices.ContainsFunc(o.kindRows, func(r printer.KindSummaryRow) bool { return kindStalls(r.Plan) }) {
 		return NewExitError(ExitStalled, "")
 	}
 	return err
+}
+
+// reportKindErrors writes an "error: ..." line for each StatefulSet or DaemonSet of the set
+// that could not be planned (its context too, across contexts) and returns their count.
+func (o *PreviewOptions) reportKindErrors() int {
+	failed := 0
+	for i, r := range o.kindRows {
+		if r.Err != nil {
+			where := o.kindSources[i]
+			if r.Context != "" {
+				where = "context " + r.Context + ", " + where
+			}
+			fmt.Fprintf(o.ErrOut, "error: %s/%s (namespace %s, %s): %v\n", strings.ToLower(r.Workload.Kind), r.Workload.Name, r.Workload.Namespace, where, r.Err)
+			failed++
+		}
+	}
+	return failed
+}
+
+// planSetKinds plans the set's StatefulSets and DaemonSets (kinds) in one context's Source,
+// one row each (the context named, Err when it could not be planned).
+func (o *PreviewOptions) planSetKinds(ctx context.Context, src pipeline.KindSource, context string, kinds []manifest.Object) []printer.KindSummaryRow {
+	now := metav1.NewTime(o.Now().UTC().Truncate(time.Second))
+	rows := make([]printer.KindSummaryRow, 0, len(kinds))
+	for _, obj := range kinds {
+		p, err := pipeline.PlanKindManifest(ctx, src, obj.Object, planner.Readiness(o.Readiness), now)
+		row := printer.KindSummaryRow{Context: context, Workload: pipeline.WorkloadRef{Kind: obj.Kind(), Namespace: obj.Object.GetNamespace(), Name: obj.Object.GetName()}, Err: err}
+		if err == nil {
+			row.Plan = p.Plan
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // kindPlans returns the RolloutPlans of the set's StatefulSets and DaemonSets that have one.
@@ -93,6 +119,7 @@ func (o *PreviewOptions) kindPlans() []*v1alpha1.RolloutPlan {
 		if r.Plan != nil {
 			p := printer.NewKindRolloutPlan(r.Plan, o.Readiness)
 			p.Manifest = &v1alpha1.PlanManifest{Source: o.kindSources[i]}
+			p.Context = r.Context
 			out = append(out, p)
 		}
 	}
@@ -105,11 +132,15 @@ func (o *PreviewOptions) printSetKinds() error {
 		return nil
 	}
 	fmt.Fprintln(o.Out)
-	if err := printer.PrintKindSummary(o.Out, o.kindRows, false); err != nil {
+	withContext := o.Contexts.many()
+	if err := printer.PrintKindSummary(o.Out, o.kindRows, withContext); err != nil {
 		return err
 	}
 	for _, r := range o.kindRows {
 		if r.Plan != nil && !o.Summary {
+			if withContext {
+				fmt.Fprintf(o.Out, "context %s: ", r.Context)
+			}
 			printKindPlan(o.Out, r.Plan)
 		}
 	}
