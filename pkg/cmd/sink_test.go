@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	k8stesting "k8s.io/client-go/testing"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
@@ -83,5 +84,40 @@ func TestNewSink(t *testing.T) {
 	}
 	if s := pipeline.NewSink(cmdutil.DryRunClient, "m"); s != (pipeline.Print{}) {
 		t.Errorf("client: %#v", s)
+	}
+}
+
+// TestUndoSinkRecords: undo with the recording Sink writes nothing through the client, and
+// the sink gets the very patch the API Sink sends (kubectl's JSON patch, guarded).
+func TestUndoSinkRecords(t *testing.T) {
+	api, c, _, _ := newUndoTest(t, nil)
+	api.DryRun, api.ToRevision = cmdutil.DryRunNone, 2
+	mustRun(t, api.Run)
+	w := writes(c)
+	if len(w) != 1 {
+		t.Fatalf("API sink: writes %v, want one patch", w)
+	}
+	sent := w[0].(k8stesting.PatchAction).GetPatch()
+
+	o, c2, out, _ := newUndoTest(t, nil)
+	o.DryRun, o.ToRevision = cmdutil.DryRunNone, 2
+	sink := &recordSink{}
+	o.Sink = sink
+	mustRun(t, o.Run)
+	if w := writes(c2); len(w) != 0 {
+		t.Errorf("the client saw writes %v, want none", w)
+	}
+	if len(sink.deployments) != 1 {
+		t.Fatalf("sink recorded %d patches, want 1", len(sink.deployments))
+	}
+	p := sink.deployments[0]
+	if p.Type != types.JSONPatchType || string(p.Guarded) != string(sent) {
+		t.Errorf("recorded %s %s, want what the API sink sent: %s", p.Type, p.Guarded, sent)
+	}
+	if !strings.HasPrefix(string(p.Kubectl), `[{"op":"replace","path":"/spec/template"`) {
+		t.Errorf("kubectl's body %s", p.Kubectl)
+	}
+	if !strings.HasSuffix(out.String(), "\ndeployment.apps/web rolled back\n") {
+		t.Errorf("output does not end with kubectl's line:\n%s", out)
 	}
 }
