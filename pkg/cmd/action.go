@@ -13,6 +13,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
@@ -39,6 +40,9 @@ type ActionOptions struct {
 	Feas writeChecks
 
 	Writer
+	// Sink receives the patches (nil: the one --dry-run and --field-manager name,
+	// pipeline.NewSink).
+	Sink pipeline.Sink
 	// Now is the clock: restart's restartedAt, and resume's view and hand-back of a Deployment
 	// held by drive.
 	Now func() time.Time
@@ -146,7 +150,7 @@ func (o *ActionOptions) previewOne(ctx context.Context, ref rollout.Object) (*ac
 		return nil, err
 	}
 	if o.DryRun == cmdutil.DryRunServer {
-		server, err := rollout.Send(ctx, client, state.Deployment, a.Patch, o.writeOptions(true))
+		server, err := sinkOf(o.Sink, &o.Writer).Deployment(ctx, client, state.Deployment, a.Patch)
 		if err != nil {
 			return nil, err
 		}
@@ -208,8 +212,8 @@ func (o *ActionOptions) apply(ctx context.Context, it *actionItem) (string, erro
 	if it.held {
 		return heldOperation, o.handBack(ctx, it.client, it.ref)
 	}
-	if o.DryRun == cmdutil.DryRunNone {
-		if _, err := rollout.Send(ctx, it.client, it.state.Deployment, it.action.Patch, o.writeOptions(false)); err != nil {
+	if o.DryRun != cmdutil.DryRunServer { // the server's dry run was the preview's
+		if _, err := sinkOf(o.Sink, &o.Writer).Deployment(ctx, it.client, it.state.Deployment, it.action.Patch); err != nil {
 			return "", err
 		}
 	}
@@ -232,4 +236,12 @@ func (o *ActionOptions) preview(state *cluster.State) (*rollout.Action, error) {
 	default:
 		return rollout.PreviewRestart(state.Deployment, state.ReplicaSets, o.Now().Truncate(time.Second), o.readiness())
 	}
+}
+
+// sinkOf is s, or when nil the Sink of w's --dry-run and --field-manager.
+func sinkOf(s pipeline.Sink, w *Writer) pipeline.Sink {
+	if s != nil {
+		return s
+	}
+	return pipeline.NewSink(w.DryRun, w.FieldManager)
 }

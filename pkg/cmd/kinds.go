@@ -35,11 +35,14 @@ type KindsOptions struct {
 	Output        string
 	DryRun        cmdutil.DryRunStrategy
 	FieldManager  string
-	Yes           bool
-	ToRevision    int64
-	Revision      int64
-	Watch         bool
-	Timeout       time.Duration
+	// Sink receives undo's and restart's patches (nil: pipeline.NewSink of DryRun and
+	// FieldManager).
+	Sink       pipeline.Sink
+	Yes        bool
+	ToRevision int64
+	Revision   int64
+	Watch      bool
+	Timeout    time.Duration
 
 	// Change, Readiness, StateFile and ExplicitNamespace are preview's (completePreview).
 	Change            pipeline.KindChange

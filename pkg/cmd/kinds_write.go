@@ -12,7 +12,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -54,9 +54,8 @@ func (o *KindsOptions) write(ctx context.Context, client kubernetes.Interface, r
 	var failed []string
 	for _, kw := range ready {
 		ref := kw.w.Ref()
-		if kw.patch != nil && o.DryRun != cmdutil.DryRunClient {
-			opts := kube.Options{FieldManager: o.FieldManager, DryRun: o.DryRun == cmdutil.DryRunServer}
-			if perr := live.Patch(ctx, client, kw.w, kw.patch, opts); perr != nil {
+		if kw.patch != nil {
+			if perr := o.sink().Workload(ctx, client, kw.w, kw.patch); perr != nil {
 				if !o.several() {
 					return o.failure(perr)
 				}
@@ -158,4 +157,12 @@ func printYAMLOrJSON(w io.Writer, format string, obj runtime.Object) error {
 		p = &printers.YAMLPrinter{}
 	}
 	return p.PrintObj(obj, w)
+}
+
+// sink is o.Sink, or when nil the Sink of --dry-run and --field-manager.
+func (o *KindsOptions) sink() pipeline.Sink {
+	if o.Sink != nil {
+		return o.Sink
+	}
+	return pipeline.NewSink(o.DryRun, o.FieldManager)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
@@ -69,6 +70,8 @@ type UndoOptions struct {
 	Feas writeChecks
 
 	Writer
+	// Sink receives the patches (nil: pipeline.NewSink of --dry-run and --field-manager).
+	Sink pipeline.Sink
 
 	genericiooptions.IOStreams
 }
@@ -221,7 +224,7 @@ func (o *UndoOptions) printPreview(ctx context.Context, client kubernetes.Interf
 	if u.Outcome == rollout.UndoRollBack {
 		result := u.Result
 		if o.DryRun == cmdutil.DryRunServer {
-			server, err := rollout.Send(ctx, client, state.Deployment, u.Patch, o.writeOptions(true))
+			server, err := sinkOf(o.Sink, &o.Writer).Deployment(ctx, client, state.Deployment, u.Patch)
 			if err != nil {
 				return fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
 			}
@@ -255,8 +258,8 @@ func (o *UndoOptions) printPreview(ctx context.Context, client kubernetes.Interf
 // kubectl's message ("rolled back", "skipped rollback (...)").
 func (o *UndoOptions) apply(ctx context.Context, it *undoItem) (string, error) {
 	u := it.undo
-	if u.Outcome == rollout.UndoRollBack && o.DryRun == cmdutil.DryRunNone {
-		if _, err := rollout.Send(ctx, it.client, it.state.Deployment, u.Patch, o.writeOptions(false)); err != nil {
+	if u.Outcome == rollout.UndoRollBack && o.DryRun != cmdutil.DryRunServer { // the preview sent the server's dry run
+		if _, err := sinkOf(o.Sink, &o.Writer).Deployment(ctx, it.client, it.state.Deployment, u.Patch); err != nil {
 			return "", fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
 		}
 	}
