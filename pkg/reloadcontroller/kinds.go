@@ -212,3 +212,18 @@ func (c *Controller) kindDeleted(obj any) {
 
 // resourceOf names w's resource as kubectl does: "statefulset.apps".
 func resourceOf(w workload.Workload) string { return strings.ToLower(string(w.Kind())) + ".apps" }
+
+// deploymentKind is the kind label of a Deployment's counters.
+const deploymentKind = "Deployment"
+
+// kindOfResource is the kind label of Outcome.Resource: "" Deployment, "statefulset.apps"
+// StatefulSet, "daemonset.apps" DaemonSet.
+func kindOfResource(resource string) string {
+	switch resource {
+	case "statefulset.apps":
+		return string(target.KindStatefulSet)
+	case "daemonset.apps":
+		return string(target.KindDaemonSet)
+	}
+	return deploymentKind
+}

@@ -92,6 +92,11 @@ func TestStatefulSetsAndDaemonSetsRestartedOnTheKeyTheyRead(t *testing.T) {
 			t.Errorf("events on %s: %q, want a %s naming ConfigMap/app [a]", name, ev, ReasonRestarted)
 		}
 	}
+	for kind, want := range map[string]float64{"StatefulSet": 2, "DaemonSet": 1, "Deployment": 0} {
+		if got := kindCounter(t, h.metrics, "rollplan_reload_deployment_restarts_total", kind); got != want {
+			t.Errorf("rollplan_reload_deployment_restarts_total{kind=%q} = %v, want %v", kind, got, want)
+		}
+	}
 	for _, line := range []string{"statefulset.apps/db restarted (namespace shop)", "daemonset.apps/agent restarted (namespace shop)"} {
 		if !strings.Contains(h.out.String(), line) {
 			t.Errorf("output %q lacks %q", h.out.String(), line)

@@ -106,11 +106,11 @@ func (c *Controller) writeKind(ctx context.Context, w workload.Workload, dec rel
 	if err != nil {
 		return fmt.Errorf("%s %s %s/%s: %w", verb, resourceOf(w), m.GetNamespace(), m.GetName(), err)
 	}
-	c.metrics.annotationUpdates.Inc()
+	c.metrics.annotationUpdates.WithLabelValues(string(w.Kind())).Inc()
 	o := Outcome{Type: Adopted, Resource: resourceOf(w), Namespace: m.GetNamespace(), Name: m.GetName(), Message: adoptMessage(unrecordedRefs(dec))}
 	reason := ReasonAdopted
 	if restart {
-		c.metrics.restarts.Inc()
+		c.metrics.restarts.WithLabelValues(string(w.Kind())).Inc()
 		o.Type, o.Message, reason = Restarted, restartMessage(changedRefs(dec)), ReasonRestarted
 	}
 	c.cfg.Recorder.Eventf(out, corev1.EventTypeNormal, reason, "%s", o.Message)
@@ -154,7 +154,7 @@ func (c *Controller) waitKindRollout(ctx context.Context, key, kind, nsName stri
 }
 
 func (c *Controller) kindRolloutFailed(w workload.Workload, why string) {
-	c.metrics.rolloutsFailed.Inc()
+	c.metrics.rolloutsFailed.WithLabelValues(string(w.Kind())).Inc()
 	msg := "rollout of the config restart did not complete: " + why
 	c.cfg.Recorder.Eventf(w.Object(), corev1.EventTypeWarning, ReasonRolloutFailed, "%s", msg)
 	m := w.Meta()

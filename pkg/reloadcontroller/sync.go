@@ -121,7 +121,7 @@ func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload
 	if err != nil {
 		return fmt.Errorf("adopt deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
-	c.metrics.annotationUpdates.Inc()
+	c.metrics.annotationUpdates.WithLabelValues(deploymentKind).Inc()
 	msg := adoptMessage(unrecordedRefs(dec))
 	if note != "" {
 		msg += " (" + note + ")"
@@ -154,8 +154,8 @@ func (c *Controller) restart(ctx context.Context, d *appsv1.Deployment, dec relo
 	if err != nil {
 		return nil, err
 	}
-	c.metrics.annotationUpdates.Inc()
-	c.metrics.restarts.Inc()
+	c.metrics.annotationUpdates.WithLabelValues(deploymentKind).Inc()
+	c.metrics.restarts.WithLabelValues(deploymentKind).Inc()
 	changed := changedRefs(dec)
 	msg := restartMessage(changed)
 	if len(changed) == 0 && a.PossiblyStale {
@@ -190,7 +190,7 @@ func (c *Controller) reportRefusal(key string, obj runtime.Object, resource, nam
 	if same {
 		return
 	}
-	c.metrics.refusals.Inc()
+	c.metrics.refusals.WithLabelValues(kindOfResource(resource)).Inc()
 	c.cfg.Recorder.Eventf(obj, corev1.EventTypeWarning, ReasonRefused, "%s", msg)
 	c.report(Outcome{Type: Refused, Resource: resource, Namespace: namespace, Name: name, Message: msg})
 }
