@@ -68,6 +68,9 @@ func (o *ReloadOptions) assessKinds(ctx context.Context, client kubernetes.Inter
 		if err != nil {
 			return nil, err
 		}
+		if err := reloadoneshot.LoadReuse(ctx, client, t); err != nil {
+			return nil, err
+		}
 		out = append(out, t)
 	}
 	return out, nil
