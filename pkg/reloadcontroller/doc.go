@@ -40,5 +40,12 @@
 //     Deployments' informer resyncs every 10 minutes, so a key dropped after MaxRetries is
 //     tried again.
 //
-// Not modelled: StatefulSets and DaemonSets.
+//   - StatefulSets and DaemonSets (kinds.go, kindsync.go): their informers (same selector,
+//     indexed by reference) feed the same queue under keys "StatefulSet:ns/name"; a worker
+//     decides with reload.DecideWorkload, adopts at first sight (no pod-age evidence),
+//     restarts with reload.WorkloadRestartPatch and waits on kubectl's status viewer
+//     (workload.Status); the same Events, lines (Outcome.Resource) and metrics (label kind).
+//     Run probes a LIST of each first: forbidden, it says so once (Config.Warn) and goes on
+//     with Deployments.
+//   - RunWatch is the whole of `reload --watch` (flags in WatchConfig): pkg/cmd only fills it.
 package reloadcontroller
