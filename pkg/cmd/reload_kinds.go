@@ -2,12 +2,8 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
-	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
@@ -72,6 +68,9 @@ func (o *ReloadOptions) assessKinds(ctx context.Context, client kubernetes.Inter
 		if err != nil {
 			return nil, err
 		}
+		if err := reloadoneshot.LoadReuse(ctx, client, t); err != nil {
+			return nil, err
+		}
 		out = append(out, t)
 	}
 	return out, nil
@@ -106,36 +105,4 @@ func countKindWrites(kinds []*reloadoneshot.KindTarget) int {
 		}
 	}
 	return n
-}
-
-// pollKinds is the watch mode for StatefulSets and DaemonSets: every interval (the grace
-// period, at least 2s) it runs reloadoneshot.RestartKinds over namespace ("" all) and selector,
-// printing each restart on out and each error on errOut, until ctx ends. Not with leader
-// election (runReloadWatch does not start it then).
-func pollKinds(ctx context.Context, client kubernetes.Interface, namespace, selector string, timeout time.Duration, fieldManager string, interval time.Duration, out, errOut io.Writer) {
-	config := func() *cluster.Config { return cluster.NewConfig(client) }
-	for {
-		res, err := reloadoneshot.RestartKinds(ctx, client, config(), namespace, reloadoneshot.KindOptions{Selector: selector, Timeout: timeout, FieldManager: fieldManager})
-		if apierrors.IsForbidden(err) {
-			// The shipped Role (deploy/reload) grants Deployments only: these kinds are off.
-			fmt.Fprintln(errOut, "StatefulSets and DaemonSets are not watched: this identity may not list them (grant get, list and patch on statefulsets and daemonsets to watch them)")
-			return
-		}
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintln(errOut, "warning: "+err.Error())
-		}
-		for _, r := range res {
-			if r.Restarted {
-				fmt.Fprintf(out, "%s.apps/%s restarted (namespace %s)\n", strings.ToLower(string(r.Workload.Kind())), r.Workload.Meta().GetName(), r.Workload.Meta().GetNamespace())
-			}
-			if r.Err != nil && ctx.Err() == nil {
-				fmt.Fprintln(errOut, "warning: "+r.Err.Error())
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
 }

@@ -5,18 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadcontroller"
 )
 
@@ -38,7 +31,7 @@ type ReloadWatchOptions struct {
 // addReloadWatchFlags registers --watch and the flags only the watch mode reads.
 func addReloadWatchFlags(cmd *cobra.Command, w *ReloadWatchOptions) {
 	fl := cmd.Flags()
-	fl.BoolVarP(&w.Watch, "watch", "w", false, "Run as a controller until interrupted: restart opted-in Deployments (of -n, or every namespace with -A; -l narrows) when a ConfigMap or Secret their pods see changes.")
+	fl.BoolVarP(&w.Watch, "watch", "w", false, "Run as a controller until interrupted: restart opted-in Deployments, StatefulSets and DaemonSets (of -n, or every namespace with -A; -l narrows) when a ConfigMap or Secret their pods see changes.")
 	fl.DurationVar(&w.GracePeriod, "grace-period", 5*time.Second, "With --watch: wait this long after a change before restarting, so a burst of changes gives one restart (0: at once).")
 	fl.BoolVar(&w.LeaderElect, "leader-elect", false, "With --watch: restart only while holding a Lease, so that one of several replicas acts.")
 	fl.DurationVar(&w.LeaderElection.LeaseDuration, "leader-elect-lease-duration", reloadcontroller.DefaultLeaseDuration, "With --leader-elect: how long non-leaders wait after the leader's last renewal before taking over.")
@@ -87,64 +80,12 @@ type reloadWatchRun struct {
 	FieldManager string
 }
 
-// runReloadWatch runs the controller (pkg/reloadcontroller) until ctx ends or SIGINT or
-// SIGTERM; restarts and refusals are printed on out, the start and errors on errOut.
-// Errors: a bad selector, a metrics address that cannot be listened on, the Lease lost.
-func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun, out, errOut interface{ Write([]byte) (int, error) }) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sel, err := labels.Parse(r.Selector)
-	if err != nil {
-		return fmt.Errorf("-l/--selector %q: %w", r.Selector, err)
-	}
-	ns := r.Namespace
-	if r.AllNamespaces {
-		ns = ""
-	}
-	rec := kube.NewRecorder(r.Client, func(msg string) { fmt.Fprintln(errOut, "warning: "+msg) })
-	defer rec.Shutdown(5 * time.Second)
-	c, err := reloadcontroller.New(r.Client, reloadcontroller.Config{
-		Namespace: ns, Selector: sel, GracePeriod: w.GracePeriod, MaxConcurrent: r.MaxConcurrent,
-		RolloutTimeout: r.Timeout, FieldManager: r.FieldManager, Report: reportOutcomes(out), Recorder: rec,
-	})
-	if err != nil {
-		return err
-	}
-	var le *reloadcontroller.LeaderElection
-	if w.LeaderElect {
-		lec := w.LeaderElection
-		if lec.ResourceNamespace == "" {
-			lec.ResourceNamespace = r.Namespace
-		}
-		if le, err = reloadcontroller.NewLeaderElection(r.Client, lec); err != nil {
-			return err
-		}
-	}
-	if w.MetricsBindAddress != "" && w.MetricsBindAddress != "0" {
-		addr, err := reloadcontroller.Serve(ctx, w.MetricsBindAddress, c, le)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(errOut, "serving /metrics, /healthz and /readyz on %s\n", addr)
-	}
-	scope := "namespace " + r.Namespace
-	if r.AllNamespaces {
-		scope = "all namespaces"
-	}
-	fmt.Fprintf(errOut, "watching opted-in Deployments in %s (grace period %s, max concurrent %d, leader election %v)\n", scope, w.GracePeriod, r.MaxConcurrent, w.LeaderElect)
-	if !w.LeaderElect {
-		go pollKinds(ctx, r.Client, ns, r.Selector, r.Timeout, r.FieldManager, max(w.GracePeriod, 2*time.Second), out, errOut)
-	}
-	return c.Run(ctx, le)
-}
-
-// reportOutcomes prints each of the controller's outcomes as one line on out (the workers
-// report concurrently: one line at a time).
-func reportOutcomes(out io.Writer) func(reloadcontroller.Outcome) {
-	var mu sync.Mutex
-	return func(o reloadcontroller.Outcome) {
-		mu.Lock()
-		defer mu.Unlock()
-		printer.ReloadOutcome(out, string(o.Type), o.Namespace, o.Name, o.Message)
-	}
+// runReloadWatch hands the flags to reloadcontroller.RunWatch (the controller until ctx
+// ends or SIGINT or SIGTERM; lines on out, the start and warnings on errOut).
+func runReloadWatch(ctx context.Context, w ReloadWatchOptions, r reloadWatchRun, out, errOut io.Writer) error {
+	return reloadcontroller.RunWatch(ctx, r.Client, reloadcontroller.WatchConfig{
+		Namespace: r.Namespace, AllNamespaces: r.AllNamespaces, Selector: r.Selector,
+		GracePeriod: w.GracePeriod, MaxConcurrent: r.MaxConcurrent, Timeout: r.Timeout, FieldManager: r.FieldManager,
+		LeaderElect: w.LeaderElect, LeaderElection: w.LeaderElection, MetricsBindAddress: w.MetricsBindAddress,
+	}, out, errOut)
 }

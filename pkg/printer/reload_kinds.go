@@ -44,8 +44,8 @@ func PrintReloadKinds(w io.Writer, kinds []*reloadoneshot.KindTarget, after bool
 			continue
 		}
 		m := k.Workload.Meta()
-		fmt.Fprintf(w, "\nRestart of %s %s/%s (%s): %s\n", strings.ToLower(string(k.Workload.Kind())), m.GetNamespace(), m.GetName(),
-			kindChanged(k.Decision), kindRolls(k))
+		fmt.Fprintf(w, "\nRestart of %s %s/%s (%s): %s%s\n", strings.ToLower(string(k.Workload.Kind())), m.GetNamespace(), m.GetName(),
+			kindChanged(k.Decision), kindRolls(k), kindReused(k.Reuse))
 	}
 	return nil
 }
@@ -105,4 +105,13 @@ func PrintReloadKindResults(w io.Writer, results []reloadoneshot.KindResult, suf
 		}
 	}
 	return errs
+}
+
+// kindReused is "; reused: revision 1's ControllerRevision db-7d8f comes back (a config
+// rollback); its revision becomes 3", or "" when the restart makes a new revision.
+func kindReused(r *reloadoneshot.KindReuse) string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("; reused: revision %d's ControllerRevision %s comes back (a config rollback); its revision becomes %d", r.PreviousRevision, r.Name, r.Revision)
 }

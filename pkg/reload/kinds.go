@@ -108,3 +108,23 @@ func WorkloadAdoptPatch(w workload.Workload, checksums map[string]string) ([]byt
 	}
 	return AdoptPatch(asDeployment(w), checksums)
 }
+
+// RestartedWorkload is Restarted for a StatefulSet or DaemonSet: a deep copy of w whose pod
+// template is as WorkloadRestartPatch(w, checksums) leaves it (ChecksumsAnnotation set, or
+// removed when checksums equal the adopted record, giving back the adopted template). It is
+// what the revision resolvers read to tell whether the restart reuses a ControllerRevision.
+// A zero Workload: the zero Workload.
+func RestartedWorkload(w workload.Workload, checksums map[string]string) workload.Workload {
+	if w.StatefulSet == nil && w.DaemonSet == nil {
+		return workload.Workload{}
+	}
+	tmpl := Restarted(asDeployment(w), checksums).Spec.Template
+	if w.StatefulSet != nil {
+		s := w.StatefulSet.DeepCopy()
+		s.Spec.Template = tmpl
+		return workload.Workload{StatefulSet: s}
+	}
+	d := w.DaemonSet.DeepCopy()
+	d.Spec.Template = tmpl
+	return workload.Workload{DaemonSet: d}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
@@ -47,6 +49,9 @@ type Config struct {
 	// key given up (nil: none; each is also logged and recorded as an Event). Names and keys
 	// only, never a value.
 	Report func(Outcome)
+	// Warn is told, once, a line the user should see that is no outcome of one object:
+	// StatefulSets and DaemonSets not watched for want of permission (nil: klog only).
+	Warn func(string)
 	// Recorder records the Events on restarted Deployments (nil: none).
 	Recorder *kube.Recorder
 	// Metrics receives the controller's metrics (nil: NewMetrics(nil), unregistered).
@@ -71,6 +76,7 @@ type Controller struct {
 	cfg       Config
 	now       func() time.Time
 	informers *informerSet
+	kinds     *kindInformers
 	queue     *watch.Queue
 	metrics   *Metrics
 	waiter    *rolloutWaiter
@@ -80,6 +86,8 @@ type Controller struct {
 	refused map[string]string    // Deployment key -> last refusal reported
 	seenRV  map[string]string    // object key -> last resourceVersion seen (metrics)
 	leading bool
+	// kindsWatched: the StatefulSet and DaemonSet informers run (Run's probe allowed them).
+	kindsWatched bool
 }
 
 // New builds a Controller on client (informers not started). Errors: MaxConcurrent < 1 or a
@@ -102,12 +110,16 @@ func New(client kubernetes.Interface, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reload informers: %w", err)
 	}
+	kinds, err := newKindInformers(client, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("reload informers: %w", err)
+	}
 	m := cfg.Metrics
 	if m == nil {
 		m = NewMetrics(nil)
 	}
 	c := &Controller{
-		client: client, cfg: cfg, now: now, informers: inf, metrics: m,
+		client: client, cfg: cfg, now: now, informers: inf, kinds: kinds, metrics: m,
 		waiter:  newRolloutWaiter(),
 		pending: map[string]time.Time{},
 		refused: map[string]string{}, seenRV: map[string]string{},
@@ -138,7 +150,19 @@ func (c *Controller) addHandlers() error {
 		UpdateFunc: func(old, obj any) { c.deploymentChanged(old, obj) },
 		DeleteFunc: c.deploymentDeleted,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	for _, inf := range c.kinds.all() {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { c.kindChanged(nil, obj) },
+			UpdateFunc: c.kindChanged,
+			DeleteFunc: c.kindDeleted,
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // configChanged queues, GracePeriod from now, every Deployment that references the changed
@@ -171,6 +195,14 @@ func (c *Controller) configChanged(obj any, changed bool) {
 			continue
 		}
 		key := d.Namespace + "/" + d.Name
+		c.markPending(key, now)
+		c.queue.AddAfter(key, c.cfg.GracePeriod)
+	}
+	for _, w := range c.kinds.referencing(ns, kind, name) {
+		if !reload.OptedInWorkload(w) {
+			continue
+		}
+		key := kindKey(w)
 		c.markPending(key, now)
 		c.queue.AddAfter(key, c.cfg.GracePeriod)
 	}
@@ -224,14 +256,42 @@ func (c *Controller) Run(ctx context.Context, le *LeaderElection) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.informers.start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), c.informers.synced()...) {
-		return fmt.Errorf("watch deployments, configmaps and secrets: caches not synced: %w", context.Cause(ctx))
+	synced := c.informers.synced()
+	if c.startKinds(ctx) {
+		for _, inf := range c.kinds.all() {
+			synced = append(synced, inf.HasSynced)
+		}
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return fmt.Errorf("watch deployments, statefulsets, daemonsets, configmaps and secrets: caches not synced: %w", context.Cause(ctx))
 	}
 	if le == nil {
 		c.runWorkers(ctx)
 		return nil
 	}
 	return le.run(ctx, c.runWorkers)
+}
+
+// startKinds starts the StatefulSet and DaemonSet informers when the identity may list
+// both kinds (probeKinds); otherwise it says so once (Config.Warn, klog) and the controller
+// goes on with Deployments alone. It reports whether they were started.
+func (c *Controller) startKinds(ctx context.Context) bool {
+	if err := probeKinds(ctx, c.client, c.cfg.Namespace); err != nil {
+		msg := err.Error()
+		if !errors.Is(err, ErrKindsForbidden) {
+			msg = "StatefulSets and DaemonSets are not watched: " + msg
+		}
+		klog.InfoS(msg)
+		if c.cfg.Warn != nil {
+			c.cfg.Warn(msg)
+		}
+		return false
+	}
+	c.kinds.factory.Start(ctx.Done())
+	c.mu.Lock()
+	c.kindsWatched = true
+	c.mu.Unlock()
+	return true
 }
 
 // ErrLeaderLost is returned by Run when the Lease was lost while leading.
@@ -245,6 +305,11 @@ func (c *Controller) runWorkers(ctx context.Context) {
 	for _, d := range c.informers.allDeployments() {
 		if reload.OptedIn(d) {
 			c.queue.Add(d.Namespace + "/" + d.Name)
+		}
+	}
+	for _, w := range c.kinds.list() {
+		if reload.OptedInWorkload(w) {
+			c.queue.Add(kindKey(w))
 		}
 	}
 	c.queue.Run(ctx, c.cfg.MaxConcurrent, c.syncReported)
@@ -261,7 +326,19 @@ func (c *Controller) syncReported(ctx context.Context, key string) error {
 }
 
 // Synced reports whether the informers' first lists are in the cache (/readyz).
-func (c *Controller) Synced() bool { return c.informers.hasSynced() }
+func (c *Controller) Synced() bool {
+	c.mu.Lock()
+	kinds := c.kindsWatched
+	c.mu.Unlock()
+	if kinds {
+		for _, inf := range c.kinds.all() {
+			if !inf.HasSynced() {
+				return false
+			}
+		}
+	}
+	return c.informers.hasSynced()
+}
 
 // Leading reports whether the workers run (always once started without leader election).
 func (c *Controller) Leading() bool {
@@ -314,5 +391,9 @@ func (c *Controller) countVersion(key, rv string) {
 }
 
 func (c *Controller) dropped(key string, err error) {
-	c.report(Outcome{Type: GaveUp, Name: key, Message: fmt.Sprintf("giving up after %d tries (the next change or resync tries again): %v", watch.MaxRetries, err)})
+	resource, name := "", key
+	if kind, nsName, ok := splitKindKey(key); ok {
+		resource, name = strings.ToLower(kind)+".apps", nsName
+	}
+	c.report(Outcome{Type: GaveUp, Resource: resource, Name: name, Message: fmt.Sprintf("giving up after %d tries (the next change or resync tries again): %v", watch.MaxRetries, err)})
 }

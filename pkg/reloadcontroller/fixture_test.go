@@ -103,7 +103,9 @@ func startOn(t *testing.T, cs *fake.Clientset, cfg Config, le *LeaderElection) *
 	h.metrics = NewMetrics(nil)
 	cfg.Recorder, cfg.Metrics, cfg.Limiter = h.rec, h.metrics, fastLimiter()
 	// The lines kubectl rollplan reload --watch prints for the outcomes.
-	cfg.Report = func(o Outcome) { printer.ReloadOutcome(h.out, string(o.Type), o.Namespace, o.Name, o.Message) }
+	cfg.Report = func(o Outcome) {
+		printer.ReloadWorkloadOutcome(h.out, string(o.Type), o.Resource, o.Namespace, o.Name, o.Message)
+	}
 	c, err := New(cs, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,10 @@ const MetricsPrefix = "rollplan_reload"
 // XING's kubernetes-deployment-restart-controller (src/controller/metrics.go) under the
 // rollplan_reload_ prefix, plus the change-to-restart latency histogram and a few of our own.
 //
+// The four per-object counters (annotation updates, restarts, refusals, failed rollouts)
+// carry the label kind="Deployment"|"StatefulSet"|"DaemonSet" (KindLabel); the names keep
+// XING's "deployment" for compatibility.
+//
 //	rollplan_reload_resource_versions_total             counter   distinct resourceVersions of ConfigMaps, Secrets and Deployments observed
 //	rollplan_reload_configs_total                       gauge     ConfigMaps and Secrets referenced by tracked Deployments
 //	rollplan_reload_deployments_total                   gauge     tracked (opted-in, selected) Deployments
@@ -35,14 +39,21 @@ const MetricsPrefix = "rollplan_reload"
 type Metrics struct {
 	registry          *prometheus.Registry
 	resourceVersions  prometheus.Counter
-	annotationUpdates prometheus.Counter
-	restarts          prometheus.Counter
+	annotationUpdates *prometheus.CounterVec // by kind
+	restarts          *prometheus.CounterVec // by kind
 	changesProcessed  prometheus.Counter
-	refusals          prometheus.Counter
-	rolloutsFailed    prometheus.Counter
+	refusals          *prometheus.CounterVec // by kind
+	rolloutsFailed    *prometheus.CounterVec // by kind
 	podLists          prometheus.Counter
 	latency           prometheus.Histogram
 }
+
+// KindLabel is the label of the per-object counters (restarts, annotation updates,
+// refusals, failed rollouts): the object's kind, Deployment, StatefulSet or DaemonSet. The
+// series names are XING's; the label was added when StatefulSets and DaemonSets joined.
+const KindLabel = "kind"
+
+var kinds = []string{"Deployment", "StatefulSet", "DaemonSet"}
 
 // NewMetrics registers the counters and the histogram in reg (nil: a new registry); the
 // gauges are registered by the Controller that uses them (Config.Metrics). One Metrics per
@@ -56,14 +67,22 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		reg.MustRegister(c)
 		return c
 	}
+	byKind := func(name, help string) *prometheus.CounterVec {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: MetricsPrefix, Name: name, Help: help}, []string{KindLabel})
+		for _, k := range kinds {
+			c.WithLabelValues(k) // every series exported from the start, at 0
+		}
+		reg.MustRegister(c)
+		return c
+	}
 	m := &Metrics{
 		registry:          reg,
 		resourceVersions:  counter("resource_versions_total", "The total number of distinct resource versions observed."),
-		annotationUpdates: counter("deployment_annotation_updates_total", "The total number of deployment annotation updates."),
-		restarts:          counter("deployment_restarts_total", "The total number of deployment restarts triggered."),
+		annotationUpdates: byKind("deployment_annotation_updates_total", "The total number of deployment annotation updates."),
+		restarts:          byKind("deployment_restarts_total", "The total number of deployment restarts triggered."),
 		changesProcessed:  counter("changes_processed_total", "The total number of resource changes processed."),
-		refusals:          counter("refusals_total", "The total number of restarts refused because a non-optional ConfigMap or Secret is missing."),
-		rolloutsFailed:    counter("rollouts_failed_total", "The total number of restart rollouts that did not complete (progress deadline or --timeout)."),
+		refusals:          byKind("refusals_total", "The total number of restarts refused because a non-optional ConfigMap or Secret is missing."),
+		rolloutsFailed:    byKind("rollouts_failed_total", "The total number of restart rollouts that did not complete (progress deadline or --timeout)."),
 		podLists:          counter("first_sight_pod_lists_total", "The total number of LISTs of a Deployment's pods made to judge it at first sight."),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: MetricsPrefix, Name: "change_to_restart_seconds",

@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// counterValue is the value of the metric name (a counter or gauge without labels) in m's
-// registry; -1 when it is not there.
+// counterValue is the value of the metric name (a gauge, a histogram's sample count, or a
+// counter summed over its kind label's series) in m's registry; -1 when it is not there.
 func counterValue(t *testing.T, m *Metrics, name string) float64 {
 	t.Helper()
 	families, err := m.Registry().Gather()
@@ -26,7 +26,11 @@ func counterValue(t *testing.T, m *Metrics, name string) float64 {
 		mt := f.GetMetric()[0]
 		switch {
 		case mt.GetCounter() != nil:
-			return mt.GetCounter().GetValue()
+			sum := 0.0 // over the kind label's series
+			for _, m := range f.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+			return sum
 		case mt.GetGauge() != nil:
 			return mt.GetGauge().GetValue()
 		case mt.GetHistogram() != nil:
@@ -131,4 +135,26 @@ func TestNewMetricsTwiceOnOneRegistryPanics(t *testing.T) {
 		}
 	}()
 	NewMetrics(reg)
+}
+
+// kindCounter is the value of counter name's series kind="kind"; -1 when absent.
+func kindCounter(t *testing.T, m *Metrics, name, kind string) float64 {
+	t.Helper()
+	families, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, mt := range f.GetMetric() {
+			for _, l := range mt.GetLabel() {
+				if l.GetName() == KindLabel && l.GetValue() == kind {
+					return mt.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return -1
 }

@@ -83,7 +83,7 @@ func (c *Controller) waitRollout(ctx context.Context, key string, patched *appsv
 }
 
 func (c *Controller) rolloutFailed(d *appsv1.Deployment, why string) {
-	c.metrics.rolloutsFailed.Inc()
+	c.metrics.rolloutsFailed.WithLabelValues(deploymentKind).Inc()
 	msg := "rollout of the config restart did not complete: " + why
 	c.cfg.Recorder.Eventf(d, corev1.EventTypeWarning, ReasonRolloutFailed, "%s", msg)
 	c.report(Outcome{Type: RolloutFailed, Namespace: d.Namespace, Name: d.Name, Message: msg})

@@ -28,7 +28,10 @@ const (
 // Config.Report; how it is shown is the caller's (kubectl rollplan reload --watch prints one
 // line per outcome with pkg/printer).
 type Outcome struct {
-	Type      OutcomeType
+	Type OutcomeType
+	// Resource is kubectl's resource of the object: "" for a Deployment (deployment.apps),
+	// "statefulset.apps" or "daemonset.apps".
+	Resource  string
 	Namespace string
 	Name      string
 	Message   string
@@ -36,7 +39,7 @@ type Outcome struct {
 
 // report logs o at -v=2 and hands it to Config.Report.
 func (c *Controller) report(o Outcome) {
-	klog.V(2).InfoS("reload outcome", "type", o.Type, "deployment", klog.KRef(o.Namespace, o.Name), "message", o.Message)
+	klog.V(2).InfoS("reload outcome", "type", o.Type, "resource", o.Resource, "object", klog.KRef(o.Namespace, o.Name), "message", o.Message)
 	if c.cfg.Report != nil {
 		c.cfg.Report(o)
 	}

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
@@ -29,6 +30,9 @@ const (
 // rollout, or adopt one seen for the first time. Idempotent: it reads everything from the
 // cache. An error requeues key (watch.Queue).
 func (c *Controller) sync(ctx context.Context, key string) error {
+	if kind, nsName, ok := splitKindKey(key); ok {
+		return c.syncKind(ctx, key, kind, nsName)
+	}
 	since, hadChange := c.takePending(key)
 	if hadChange {
 		c.metrics.changesProcessed.Inc()
@@ -51,7 +55,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		dec.Refusal = reload.PausedRefusal(d)
 	}
 	if action == reload.ActionRefuse {
-		c.reportRefusal(key, d, dec)
+		c.reportRefusal(key, d, "", d.Namespace, d.Name, dec)
 		return nil
 	}
 	c.clearRefusal(key)
@@ -117,7 +121,7 @@ func (c *Controller) adopt(ctx context.Context, d *appsv1.Deployment, dec reload
 	if err != nil {
 		return fmt.Errorf("adopt deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
-	c.metrics.annotationUpdates.Inc()
+	c.metrics.annotationUpdates.WithLabelValues(deploymentKind).Inc()
 	msg := adoptMessage(unrecordedRefs(dec))
 	if note != "" {
 		msg += " (" + note + ")"
@@ -150,8 +154,8 @@ func (c *Controller) restart(ctx context.Context, d *appsv1.Deployment, dec relo
 	if err != nil {
 		return nil, err
 	}
-	c.metrics.annotationUpdates.Inc()
-	c.metrics.restarts.Inc()
+	c.metrics.annotationUpdates.WithLabelValues(deploymentKind).Inc()
+	c.metrics.restarts.WithLabelValues(deploymentKind).Inc()
 	changed := changedRefs(dec)
 	msg := restartMessage(changed)
 	if len(changed) == 0 && a.PossiblyStale {
@@ -175,8 +179,9 @@ func changedRefs(dec reload.Decision) []string {
 }
 
 // reportRefusal records a Warning Event and a line for a refusal, once per distinct refusal
-// of a Deployment (a status update re-syncs it without repeating them).
-func (c *Controller) reportRefusal(key string, d *appsv1.Deployment, dec reload.Decision) {
+// of an object (a status update re-syncs it without repeating them); resource is
+// Outcome.Resource.
+func (c *Controller) reportRefusal(key string, obj runtime.Object, resource, namespace, name string, dec reload.Decision) {
 	msg := dec.Refusal.Error()
 	c.mu.Lock()
 	same := c.refused[key] == msg
@@ -185,9 +190,9 @@ func (c *Controller) reportRefusal(key string, d *appsv1.Deployment, dec reload.
 	if same {
 		return
 	}
-	c.metrics.refusals.Inc()
-	c.cfg.Recorder.Eventf(d, corev1.EventTypeWarning, ReasonRefused, "%s", msg)
-	c.report(Outcome{Type: Refused, Namespace: d.Namespace, Name: d.Name, Message: msg})
+	c.metrics.refusals.WithLabelValues(kindOfResource(resource)).Inc()
+	c.cfg.Recorder.Eventf(obj, corev1.EventTypeWarning, ReasonRefused, "%s", msg)
+	c.report(Outcome{Type: Refused, Resource: resource, Namespace: namespace, Name: name, Message: msg})
 }
 
 func (c *Controller) clearRefusal(key string) {

@@ -56,6 +56,9 @@ type KindTarget struct {
 	// adopt), ActionAdopt (first sight: no checksums recorded on the template or the object),
 	// ActionRefuse (a non-optional reference missing) or ActionNone.
 	Action reload.Action
+	// Reuse is the older ControllerRevision a restart gives back (LoadReuse), nil when the
+	// controller creates a new one or it was not looked up.
+	Reuse *KindReuse
 }
 
 // Name is kubectl's name of the object, "statefulset.apps/NAME".

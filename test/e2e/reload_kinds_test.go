@@ -87,31 +87,49 @@ func TestReloadKindsOneShot(t *testing.T) {
 	}
 }
 
-// TestReloadKindsWatch: `reload --watch` records a StatefulSet's and a DaemonSet's checksums
-// at first sight, then restarts them when the key their pods see changes.
+// TestReloadKindsWatch: one `reload --watch` on a namespace holding a StatefulSet and a
+// DaemonSet that read key a records both at first sight (informers, no restart), ignores a
+// change of key b, and restarts both after a change of key a: the template checksums written,
+// a ConfigReloaded Event naming the key on each, one line each.
 func TestReloadKindsWatch(t *testing.T) {
 	t.Parallel()
+	f := newReloadFixture(t)
 	for _, kind := range []string{"sts", "ds"} {
-		t.Run(kind, func(t *testing.T) {
-			t.Parallel()
-			f := newReloadFixture(t)
-			createKind(t, f.c, f.ns, kind, "w")
-			f.optInKind(kind, "w")
-			w := startWatcher(t, f.c, "-n", f.ns, "--grace-period", "1s")
-			f.eventually("first sight recorded", 20*time.Second, func() bool {
-				_, adopted := f.kindAnnotations(kind, "w")
-				return adopted != ""
-			}, w)
-			if tmpl, _ := f.kindAnnotations(kind, "w"); tmpl != "" {
-				t.Fatalf("first sight restarted: template checksums %q", tmpl)
-			}
-			f.setKey("a", "3")
-			f.eventually("restart after key a changed", 30*time.Second, func() bool {
-				tmpl, _ := f.kindAnnotations(kind, "w")
-				return tmpl != ""
-			}, w)
-			w.stop(t, syscall.SIGTERM)
-		})
+		createKind(t, f.c, f.ns, kind, "w")
+		f.optInKind(kind, "w")
+	}
+	w := startWatcher(t, f.c, "-n", f.ns, "--grace-period", "0")
+	f.eventually("first sight recorded", 30*time.Second, func() bool {
+		_, s := f.kindAnnotations("sts", "w")
+		_, d := f.kindAnnotations("ds", "w")
+		return s != "" && d != ""
+	}, w)
+	f.setKey("b", "2")
+	time.Sleep(2 * time.Second) // grace period 0: a wrong restart would have come by now
+	for _, kind := range []string{"sts", "ds"} {
+		if tmpl, _ := f.kindAnnotations(kind, "w"); tmpl != "" {
+			t.Fatalf("%s/w restarted at first sight or for unread key b: template checksums %q\n%s", kind, tmpl, w.stdout.String())
+		}
+	}
+	f.setKey("a", "3")
+	f.eventually("both restarted after key a changed", 30*time.Second, func() bool {
+		s, _ := f.kindAnnotations("sts", "w")
+		d, _ := f.kindAnnotations("ds", "w")
+		return s != "" && d != ""
+	}, w)
+	for _, kind := range []string{"StatefulSet", "DaemonSet"} {
+		f.eventually(kind+" ConfigReloaded Event", 20*time.Second, func() bool {
+			ev, err := f.c.Client.CoreV1().Events(f.ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.kind=" + kind + ",involvedObject.name=w,reason=ConfigReloaded"})
+			return err == nil && len(ev.Items) == 1 && strings.Contains(ev.Items[0].Message, "ConfigMap/app [a]")
+		}, w)
+	}
+	for _, line := range []string{"statefulset.apps/w restarted (namespace " + f.ns + ")", "daemonset.apps/w restarted (namespace " + f.ns + ")"} {
+		if !strings.Contains(w.stdout.String(), line) {
+			t.Errorf("watcher stdout lacks %q:\n%s", line, w.stdout.String())
+		}
+	}
+	if code := w.stop(t, syscall.SIGTERM); code != 0 {
+		t.Errorf("watcher exit %d after SIGTERM, want 0\nstderr:\n%s", code, w.stderr.String())
 	}
 }
 
