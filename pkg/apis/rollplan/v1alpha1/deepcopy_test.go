@@ -90,7 +90,7 @@ func rolloutPlan(name string) *RolloutPlan {
 			Findings: []PlanFinding{{Check: "quota", Step: 1, Severity: "Stall", Message: "1 refused", Object: "resourcequota/compute"}}},
 		Workload:       &PlanWorkload{Kind: "DaemonSet", Namespace: "ns", Name: name, Strategy: "RollingUpdate"},
 		UpdateRevision: name + "-85688477c5", UpdateRevisionNumber: 2,
-		PodOperations:    []PlanPodOperation{{Step: 1, Action: "Delete", Pod: name + "-a", Node: "a", Revision: name + "-v1", RevisionNumber: 1}},
+		PodOperations:    []PlanPodOperation{{Step: 1, Action: "Delete", Pod: name + "-a", Node: "a", Revision: name + "-v1", RevisionNumber: 1, At: &metav1.Duration{Duration: 4 * time.Second}}},
 		WaitingForDelete: []string{name + "-b"},
 		Nodes:            []PlanNode{{Name: "gpu", Reason: "taint gpu:NoSchedule not tolerated"}},
 	}
