@@ -117,21 +117,7 @@ func Simulate(in Input) (*Plan, error) {
 // advance applies a sync's pod writes and plays the model; false when nothing changes and
 // the sync wrote nothing (the run ends).
 func (w *world) advance(res syncResult, readiness Readiness, wrote bool) bool {
-	changed := false
-	for name, p := range w.pods {
-		if isTerminating(p) {
-			delete(w.pods, name)
-			changed = true
-		}
-	}
-	for _, name := range res.deleted {
-		delete(w.pods, name)
-	}
-	for _, p := range res.created {
-		c := p.DeepCopy()
-		c.Status.Phase = corev1.PodPending
-		w.pods[c.Name] = c
-	}
+	changed := w.apply(res)
 	if (readiness == ReadinessInstant && wrote) || (readiness == ReadinessBatched && !wrote && !changed) {
 		for _, p := range w.podList() {
 			if !isReady(p) && !w.broken[revisionOf(p)] && !isFailed(p) {
@@ -156,13 +142,9 @@ func (w *world) advance(res syncResult, readiness Readiness, wrote bool) bool {
 	return true
 }
 
-// advanceTimed is advance under ReadinessTimed: the sync's pod writes are applied (a created
-// pod is Pending, created now); after a sync that writes, the clock moves by latency; pods
-// whose readyAfter has passed become Ready at that moment; when nothing was written and
-// nothing changed, the clock moves to the next pod becoming Ready or available. False when
-// there is no such moment (the run ends).
-func (w *world) advanceTimed(res syncResult, wrote bool, readyAfter, latency time.Duration) bool {
-	changed := false
+// apply applies a sync's pod writes between syncs: terminating pods are gone (changed: some
+// were), deleted pods are gone, created pods are Pending, created now.
+func (w *world) apply(res syncResult) (changed bool) {
 	for name, p := range w.pods {
 		if isTerminating(p) {
 			delete(w.pods, name)
@@ -178,6 +160,16 @@ func (w *world) advanceTimed(res syncResult, wrote bool, readyAfter, latency tim
 		c.CreationTimestamp = metav1.NewTime(w.now)
 		w.pods[c.Name] = c
 	}
+	return changed
+}
+
+// advanceTimed is advance under ReadinessTimed: the sync's pod writes are applied (a created
+// pod is Pending, created now); after a sync that writes, the clock moves by latency; pods
+// whose readyAfter has passed become Ready at that moment; when nothing was written and
+// nothing changed, the clock moves to the next pod becoming Ready or available. False when
+// there is no such moment (the run ends).
+func (w *world) advanceTimed(res syncResult, wrote bool, readyAfter, latency time.Duration) bool {
+	changed := w.apply(res)
 	if wrote {
 		w.now = w.now.Add(latency)
 	}
