@@ -74,7 +74,9 @@ func Acquire(obj metav1.Object, what, identity string, now time.Time, d time.Dur
 		taken = cur.Holder
 	}
 	value = encode(identity, now, d)
-	ops = []jsonpatch.Op{jsonpatch.Test("/metadata/resourceVersion", obj.GetResourceVersion())}
+	if rv := obj.GetResourceVersion(); rv != "" { // an API server always sets it
+		ops = append(ops, jsonpatch.Test("/metadata/resourceVersion", rv))
+	}
 	if obj.GetAnnotations() == nil {
 		ops = append(ops, jsonpatch.Add("/metadata/annotations", map[string]string{Annotation: value}))
 	} else {
@@ -109,6 +111,6 @@ func Due(value string, now time.Time, d time.Duration) bool {
 }
 
 func encode(identity string, now time.Time, d time.Duration) string {
-	b, _ := json.Marshal(Lease{Holder: identity, Expires: now.Add(d).UTC().Truncate(time.Second)})
+	b, _ := json.Marshal(Lease{Holder: identity, Expires: now.Add(d).UTC().Truncate(time.Millisecond)})
 	return string(b)
 }
