@@ -3,6 +3,7 @@ package stsdrive
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -86,4 +87,15 @@ func patch(ctx context.Context, cs kubernetes.Interface, ns, name string, ops []
 	}
 	_, err = cs.AppsV1().StatefulSets(ns).Patch(ctx, name, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: kube.FieldManager})
 	return err
+}
+
+// transient returns nil for a transient API error (kube.IsTransient: the API server
+// restarting or unreachable) while this driver's lease has not expired, after a warning on
+// Progress: the walk reads again. Other errors, or any once the lease expired, come back.
+func (l *lease) transient(err error) error {
+	if !kube.IsTransient(errors.Unwrap(err)) && !kube.IsTransient(err) || objlease.Due(l.value, l.o.Now(), 0) {
+		return err
+	}
+	fmt.Fprintf(l.o.Progress, "warning: statefulset %s/%s: %v (retrying until the lease expires)\n", l.o.Ref.Namespace, l.o.Ref.Name, err)
+	return nil
 }

@@ -8,10 +8,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/objlease"
@@ -175,5 +177,33 @@ func TestAbortNothingToAbort(t *testing.T) {
 	cs := fake.NewClientset(objs...)
 	if _, err := Abort(context.Background(), cs, ref); err == nil || !strings.Contains(err.Error(), "no rollout to abort") || len(writes(cs)) != 0 {
 		t.Errorf("err %v, writes %v", err, writes(cs))
+	}
+}
+
+// A partition write that fails transiently (the API server restarting: 503) while the
+// lease holds: the walk warns, reads again, decides again and completes. (Reads retry
+// inside live.Load already.)
+func TestRunRidesTransientReadErrors(t *testing.T) {
+	_, objs := settled(1, "db-2", "db-2")
+	cs := fake.NewClientset(objs...)
+	var patches int
+	cs.PrependReactor("patch", "statefulsets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		patches++
+		if patches == 2 || patches == 3 { // after the lease: the first two partition writes
+			return true, nil, apierrors.NewServiceUnavailable("apiserver restarting")
+		}
+		return false, nil, nil
+	})
+	var progress strings.Builder
+	o := opts(cs)
+	o.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Run(ctx, o); err != nil {
+		t.Fatalf("err = %v\n%s", err, progress.String())
+	}
+	got, _ := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+	if p := partition.CurrentPartition(got); p != 0 || strings.Count(progress.String(), "retrying until the lease expires") != 2 {
+		t.Errorf("partition %d, progress:\n%s", p, progress.String())
 	}
 }

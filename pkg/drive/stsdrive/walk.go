@@ -121,6 +121,12 @@ func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
 		}
 		st, err := live.Load(ctx, o.Client, o.Ref)
 		if err != nil {
+			if err = l.transient(err); err == nil {
+				if err := l.sleep(ctx, o.Poll); err != nil {
+					return err
+				}
+				continue // the API server is back soon: read again
+			}
 			return err
 		}
 		sts := st.Workload.StatefulSet
@@ -162,6 +168,9 @@ func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
 				continue // decide again on a fresh read
 			}
 			if err := writePartition(ctx, o.Client, sts, d.Partition); err != nil {
+				if err = l.transient(err); err == nil {
+					continue // decide again on a fresh read (a write that landed shows there)
+				}
 				return err
 			}
 			fmt.Fprintf(o.Progress, "statefulset %s/%s: partition %d -> %d (replacing ordinals %d-%d)\n", o.Ref.Namespace, o.Ref.Name, p, d.Partition, d.Partition, p-1)
