@@ -16,6 +16,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -37,7 +38,7 @@ func (s *stsFlags) addFlags(cmd *cobra.Command) {
 }
 
 // deploymentOnly are drive's flags that mean nothing to a StatefulSet's walk.
-var deploymentOnly = []string{"filename", "replicas", "to-revision", "steps", "until-step", "progress-timeout", "fail-fast", "fail-fast-after", "lease-duration", "adopt", "force", "dry-run"}
+var deploymentOnly = []string{"filename", "replicas", "to-revision", "steps", "until-step", "progress-timeout", "fail-fast", "fail-fast-after", "adopt", "dry-run"}
 
 // stsOnly are the flags only drive sts/NAME reads.
 var stsOnly = []string{"step", "pause-after", "timeout"}
@@ -71,7 +72,10 @@ func changedAmong(cmd *cobra.Command, names []string) string {
 // runDriveSts is "drive sts/NAME": wiring around stsdrive.Run.
 func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsFlags, ref target.KindRef) error {
 	if n := changedAmong(cmd, deploymentOnly); n != "" {
-		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after and --timeout", n, ref.Name)
+		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after, --timeout, --force and --lease-duration", n, ref.Name)
+	}
+	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
+		return err
 	}
 	step := intstr.Parse(s.Step)
 	if _, err := partition.StepSize(step, 100); err != nil || step.Type == intstr.Int && step.IntValue() < 1 || strings.HasPrefix(s.Step, "-") {
@@ -96,6 +100,7 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
 		Walk:     partition.Config{Step: step, PauseAfter: s.PauseAfter, ProgressDeadline: s.Timeout},
 		Interval: o.Interval, Progress: o.Out, Now: o.Now,
+		Identity: drive.DefaultIdentity(), Force: o.Force, LeaseDuration: o.LeaseDuration,
 	})
 	var held *stsdrive.HeldError
 	switch {

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +141,36 @@ func TestDriveSts(t *testing.T) {
 			if r != old {
 				t.Errorf("pod db-%d on revision %s after abort, want the old %s", i, r, old)
 			}
+		}
+	})
+
+	// Another driver's valid lease: drive is refused with one line and writes nothing;
+	// --force takes the lease and the walk completes, leaving no lease behind.
+	t.Run("lease", func(t *testing.T) {
+		t.Parallel()
+		ns := c.Namespace(t)
+		createSettledSts(t, c, ns, "db")
+		exp := time.Now().Add(5 * time.Minute).UTC().Format(time.RFC3339)
+		lease := `{"holder":"alice@elsewhere pid 1/ab","expires":"` + exp + `"}`
+		body := `{"metadata":{"annotations":{"rollplan.dev/drive-lease":` + strconv.Quote(lease) + `}}}`
+		before, err := c.Client.AppsV1().StatefulSets(ns).Patch(t.Context(), "db", types.MergePatchType, []byte(body), metav1.PatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := c.Plugin(t, "drive", "sts/db", "-n", ns, "--image", "app=nginx:1.19", "--step", "3", "--timeout", "30s")
+		want := "statefulset " + ns + "/db is being driven by alice@elsewhere pid 1/ab (lease valid until " + exp + "): wait, or pass --force if that driver is gone"
+		if res.ExitCode != 1 || !strings.Contains(res.Stderr, want) || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 {
+			t.Fatalf("second drive: exit %d, want 1 and %q\n%s\n%s", res.ExitCode, want, res.Stdout, res.Stderr)
+		}
+		if now, _ := c.Client.AppsV1().StatefulSets(ns).Get(t.Context(), "db", metav1.GetOptions{}); now.ResourceVersion != before.ResourceVersion {
+			t.Errorf("refused drive wrote: resourceVersion %s -> %s", before.ResourceVersion, now.ResourceVersion)
+		}
+		res = c.Plugin(t, "drive", "sts/db", "-n", ns, "--image", "app=nginx:1.19", "--step", "3", "--timeout", "30s", "--force")
+		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "took the lease from alice@elsewhere pid 1/ab (--force)") {
+			t.Fatalf("drive --force: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+		}
+		if now, _ := c.Client.AppsV1().StatefulSets(ns).Get(t.Context(), "db", metav1.GetOptions{}); now.Annotations["rollplan.dev/drive-lease"] != "" {
+			t.Errorf("lease left after the drive: %s", now.Annotations["rollplan.dev/drive-lease"])
 		}
 	})
 

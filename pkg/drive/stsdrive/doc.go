@@ -4,8 +4,9 @@
 // asks partition.Next and writes its PartitionOps; Abort restores the current revision's
 // template (kubectl's StatefulSet rollback patch) with the partition at 0.
 //
-// There is no lease: pkg/drive's lease is a method set of the Deployment driver over the
-// Deployment's annotation and cannot serve another kind without copying it. Two walks of one
-// StatefulSet still cannot interleave a write unseen: every partition write tests the stored
-// value first (a JSON patch test op), so the loser stops with a one-line error.
+// The lease (package objlease, annotation rollplan.dev/drive-lease) keeps two drives off one
+// StatefulSet: Run takes it before any other write (refused with a one-line error while
+// another driver's lease is valid, unless Force), renews it when a third is left (also while
+// it waits or bakes), stops without writing when another driver took it, and removes it when
+// the run ends. Every partition write also tests the stored value first (a JSON patch test op).
 package stsdrive

@@ -8,12 +8,15 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/drive/objlease"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -71,8 +74,73 @@ func TestRunResumeLowersToZeroThenDone(t *testing.T) {
 	if p := partition.CurrentPartition(got); p != 0 {
 		t.Errorf("partition %d, want 0", p)
 	}
-	if w := writes(cs); len(w) != 1 || w[0] != "patch statefulsets" {
-		t.Errorf("writes %v, want one partition patch", w)
+	// take the lease, the partition write, release the lease
+	if w := writes(cs); len(w) != 3 {
+		t.Errorf("writes %v, want three patches (lease, partition, release)", w)
+	}
+	if v, ok := got.Annotations[objlease.Annotation]; ok {
+		t.Errorf("lease left behind after the drive: %s", v)
+	}
+}
+
+// A StatefulSet whose lease another driver holds: refused with the one line, nothing
+// written; --force takes it and the walk completes.
+func TestRunRefusesAHeldLeaseForceTakesIt(t *testing.T) {
+	s, objs := settled(1, "db-2", "db-2")
+	exp := time.Now().Add(time.Minute).UTC().Truncate(time.Second)
+	s.Annotations = map[string]string{objlease.Annotation: `{"holder":"alice@h pid 1/ab","expires":"` + exp.Format(time.RFC3339) + `"}`}
+	cs := fake.NewClientset(objs...)
+	o := opts(cs)
+	o.Identity = "bob@h pid 2/cd"
+	err := Run(context.Background(), o)
+	want := "statefulset ns/db is being driven by alice@h pid 1/ab (lease valid until " + exp.Format(time.RFC3339) + "): wait, or pass --force if that driver is gone"
+	if err == nil || err.Error() != want || len(writes(cs)) != 0 {
+		t.Fatalf("err %v, writes %v: want %q and no write", err, writes(cs), want)
+	}
+	var progress strings.Builder
+	o.Force, o.Progress = true, &progress
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := cs.AppsV1().StatefulSets("ns").Get(context.Background(), "db", metav1.GetOptions{})
+	if p := partition.CurrentPartition(got); p != 0 || !strings.Contains(progress.String(), "took the lease from alice@h pid 1/ab (--force)") {
+		t.Errorf("partition %d, progress %q", p, progress.String())
+	}
+}
+
+// A walk that waits longer than a third of the lease renews it; a lease taken by another
+// driver meanwhile stops the walk without a partition write.
+func TestRunRenewsAndStopsWhenLeaseTaken(t *testing.T) {
+	_, objs := settled(2, "db-2", "db-1")
+	objs[2].(*corev1.Pod).Status.Conditions = nil // db-1 not Ready: the walk waits at partition 1
+	cs := fake.NewClientset(objs...)
+	o := opts(cs)
+	o.Identity, o.LeaseDuration = "bob", 300*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, o) }()
+	var first string
+	for first == "" {
+		got, _ := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+		first = got.Annotations[objlease.Annotation]
+	}
+	time.Sleep(400 * time.Millisecond)
+	got, _ := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+	if v := got.Annotations[objlease.Annotation]; v == "" || v == first {
+		t.Fatalf("lease %q not renewed (first %q)", v, first)
+	}
+	got.Annotations[objlease.Annotation] = `{"holder":"mallory","expires":"2999-01-01T00:00:00Z"}`
+	if _, err := cs.AppsV1().StatefulSets("ns").Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	if err == nil || !strings.Contains(err.Error(), "drive lost its lease") {
+		t.Fatalf("err = %v, want the lost-lease stop", err)
+	}
+	got, _ = cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+	if p := partition.CurrentPartition(got); p != 1 || !strings.Contains(got.Annotations[objlease.Annotation], "mallory") {
+		t.Errorf("partition %d, lease %q: want 1 and mallory's lease kept", p, got.Annotations[objlease.Annotation])
 	}
 }
 
@@ -109,5 +177,33 @@ func TestAbortNothingToAbort(t *testing.T) {
 	cs := fake.NewClientset(objs...)
 	if _, err := Abort(context.Background(), cs, ref); err == nil || !strings.Contains(err.Error(), "no rollout to abort") || len(writes(cs)) != 0 {
 		t.Errorf("err %v, writes %v", err, writes(cs))
+	}
+}
+
+// A partition write that fails transiently (the API server restarting: 503) while the
+// lease holds: the walk warns, reads again, decides again and completes. (Reads retry
+// inside live.Load already.)
+func TestRunRidesTransientReadErrors(t *testing.T) {
+	_, objs := settled(1, "db-2", "db-2")
+	cs := fake.NewClientset(objs...)
+	var patches int
+	cs.PrependReactor("patch", "statefulsets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		patches++
+		if patches == 2 || patches == 3 { // after the lease: the first two partition writes
+			return true, nil, apierrors.NewServiceUnavailable("apiserver restarting")
+		}
+		return false, nil, nil
+	})
+	var progress strings.Builder
+	o := opts(cs)
+	o.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Run(ctx, o); err != nil {
+		t.Fatalf("err = %v\n%s", err, progress.String())
+	}
+	got, _ := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+	if p := partition.CurrentPartition(got); p != 0 || strings.Count(progress.String(), "retrying until the lease expires") != 2 {
+		t.Errorf("partition %d, progress:\n%s", p, progress.String())
 	}
 }

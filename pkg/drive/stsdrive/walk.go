@@ -33,6 +33,12 @@ type Options struct {
 	Poll     time.Duration
 	Progress io.Writer // one line per step
 	Now      func() time.Time
+	// Identity names this driver in the lease (drive.DefaultIdentity); Force takes a
+	// valid lease of another driver; LeaseDuration is how long the lease lasts without
+	// renewal (default 30 s; renewed when a third of it is left).
+	Identity      string
+	Force         bool
+	LeaseDuration time.Duration
 }
 
 // HeldError is a walk stopped at a partition (a pause, a failed pod, a passed --timeout):
@@ -66,14 +72,28 @@ func Run(ctx context.Context, o Options) error {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
+	if o.LeaseDuration <= 0 {
+		o.LeaseDuration = 30 * time.Second
+	}
+	if o.Identity == "" {
+		o.Identity = "unknown"
+	}
 	w, err := live.Get(ctx, o.Client, o.Ref)
 	if err != nil {
 		return err
 	}
-	sts := w.StatefulSet
-	if err := partition.Validate(sts); err != nil {
+	if err := partition.Validate(w.StatefulSet); err != nil {
 		return err
 	}
+	l, err := acquireLease(ctx, &o, w.StatefulSet)
+	if err != nil {
+		return err
+	}
+	defer l.release(ctx)
+	if w, err = live.Get(ctx, o.Client, o.Ref); err != nil { // the lease write moved its resourceVersion
+		return err
+	}
+	sts := w.StatefulSet
 	resumeAt := int32(-1)
 	if o.Change.Any() {
 		body, err := StartPatch(sts, o.Change, o.Now())
@@ -87,17 +107,26 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		resumeAt = partition.CurrentPartition(sts)
 	}
-	return walk(ctx, o, resumeAt)
+	return walk(ctx, o, l, resumeAt)
 }
 
 // walk is the loop: read, decide, write or wait.
-func walk(ctx context.Context, o Options, resumeAt int32) error {
+func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
 	stepStarted := o.Now()
 	var lowered bool // a step was made: --interval applies before the next
 	var baked bool   // the interval after the current step has passed
 	for {
+		if err := l.renewIfDue(ctx); err != nil {
+			return err
+		}
 		st, err := live.Load(ctx, o.Client, o.Ref)
 		if err != nil {
+			if err = l.transient(err); err == nil {
+				if err := l.sleep(ctx, o.Poll); err != nil {
+					return err
+				}
+				continue // the API server is back soon: read again
+			}
 			return err
 		}
 		sts := st.Workload.StatefulSet
@@ -106,7 +135,7 @@ func walk(ctx context.Context, o Options, resumeAt int32) error {
 		}
 		p := partition.CurrentPartition(sts)
 		if sts.Status.ObservedGeneration < sts.Generation {
-			if err := sleep(ctx, o.Poll); err != nil {
+			if err := l.sleep(ctx, o.Poll); err != nil {
 				return err
 			}
 			continue // status.updateRevision is not this template's yet
@@ -132,20 +161,23 @@ func walk(ctx context.Context, o Options, resumeAt int32) error {
 		case partition.ActionSetPartition:
 			if lowered && o.Interval > 0 && !baked {
 				fmt.Fprintf(o.Progress, "statefulset %s/%s: pods %d-%d available, baking %s\n", o.Ref.Namespace, o.Ref.Name, p, s.Replicas-1, o.Interval)
-				if err := sleep(ctx, o.Interval); err != nil {
+				if err := l.sleep(ctx, o.Interval); err != nil {
 					return err
 				}
 				baked = true
 				continue // decide again on a fresh read
 			}
 			if err := writePartition(ctx, o.Client, sts, d.Partition); err != nil {
+				if err = l.transient(err); err == nil {
+					continue // decide again on a fresh read (a write that landed shows there)
+				}
 				return err
 			}
 			fmt.Fprintf(o.Progress, "statefulset %s/%s: partition %d -> %d (replacing ordinals %d-%d)\n", o.Ref.Namespace, o.Ref.Name, p, d.Partition, d.Partition, p-1)
 			stepStarted, lowered, baked = o.Now(), true, false
 			continue
 		}
-		if err := sleep(ctx, o.Poll); err != nil {
+		if err := l.sleep(ctx, o.Poll); err != nil {
 			return err
 		}
 	}
@@ -173,6 +205,19 @@ func replicasOf(sts *appsv1.StatefulSet) int32 {
 		return 1
 	}
 	return *sts.Spec.Replicas
+}
+
+// sleep waits d, renewing the lease when due (a bake longer than the lease keeps it).
+func (l *lease) sleep(ctx context.Context, d time.Duration) error {
+	for chunk := l.o.LeaseDuration / 3; d > chunk; d -= chunk {
+		if err := sleep(ctx, chunk); err != nil {
+			return err
+		}
+		if err := l.renewIfDue(ctx); err != nil {
+			return err
+		}
+	}
+	return sleep(ctx, d)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
