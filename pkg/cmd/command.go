@@ -10,7 +10,6 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -211,12 +210,6 @@ func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) 
 		return err
 	}
 	return w.resolve(t.Selection, t.Client)
-}
-
-// writeOptions are the kube.Options of the Writer's patch: its field manager, and a
-// server-side dry run when serverDryRun.
-func (w *Writer) writeOptions(serverDryRun bool) kube.Options {
-	return kube.Options{FieldManager: w.FieldManager, DryRun: serverDryRun}
 }
 
 // validate checks --field-manager.

@@ -13,12 +13,15 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -95,6 +98,9 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := o.checkSts(ctx, cs, ref); err != nil {
+		return err
+	}
 	err = stsdrive.Run(ctx, stsdrive.Options{
 		Client: cs, Ref: ref,
 		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
@@ -159,4 +165,27 @@ func newCmdDriveAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *co
 			return err
 		},
 	}
+}
+
+// checkSts runs --checks on the plan of drive sts/NAME's change before its first write:
+// with --fail-on-stall a predicted stall exits ExitStalled and nothing is written; without
+// it, a warning says where the drive will hold.
+func (o *DriveOptions) checkSts(ctx context.Context, cs kubernetes.Interface, ref target.KindRef) error {
+	checks, err := feasibility.ParseChecks(o.Checks)
+	if err != nil || (!o.Change.Restart && len(o.Change.Images) == 0) {
+		return err
+	}
+	cfg := &pipeline.Config{Feasibility: checks}
+	src := pipeline.NewLive("", ref.Namespace, func() (kubernetes.Interface, error) { return cs, nil })
+	r, err := cfg.CheckKindChange(ctx, src, ref, pipeline.KindChange{Images: o.Change.Images, Restart: o.Change.Restart, Now: o.Now().Truncate(time.Second)})
+	if err != nil || r == nil || r.Stall == nil {
+		return err
+	}
+	if o.FailOnStall {
+		return NewExitError(ExitStalled, fmt.Sprintf("statefulset %s/%s: the plan stalls at sync %d (%s: %s): nothing changed; make room (%s) or drop --fail-on-stall to drive and hold there",
+			ref.Namespace, ref.Name, r.Stall.Step, r.Stall.Reason, r.Stall.Message, objectsOr(r.Stall.Objects)))
+	}
+	printer.PrintWarnings(o.ErrOut, fmt.Sprintf("the checks predict the plan stalls at sync %d (%s: %s): drive goes on and will hold there; --fail-on-stall exits %d instead",
+		r.Stall.Step, r.Stall.Reason, r.Stall.Message, ExitStalled))
+	return nil
 }

@@ -2,13 +2,16 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // CheckKind runs the feasibility checks (Config.Feasibility; none when empty) on p, a
@@ -80,4 +83,28 @@ func (c *Config) kindObjects(ctx context.Context, src KindSource, namespace stri
 		out.Nodes, out.NodeReason = nil, noNodes
 	}
 	return out
+}
+
+// CheckKindChange plans change c to the object ref names in src (PlanKindMember) and runs
+// c's feasibility checks on the plan (CheckKind): what drive sts/NAME runs before its first
+// write. The partition walk replaces the pods the plan replaces, in the same order, so the
+// plan's stall is the walk's. Returns nil when no check is asked for or they have nothing to
+// say. Errors: the selection's and the plan's.
+func (c *Config) CheckKindChange(ctx context.Context, src KindSource, ref target.KindRef, change KindChange) (*feasibility.Result, error) {
+	if len(c.Feasibility) == 0 {
+		return nil, nil
+	}
+	ms, err := src.SelectKinds(ctx, KindSelection{Refs: []target.KindRef{ref}})
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) != 1 {
+		return nil, fmt.Errorf("%s: not selected", ref)
+	}
+	p, err := PlanKindMember(ctx, src, ms[0], change, planner.ReadinessBatched)
+	if err != nil {
+		return nil, err
+	}
+	c.CheckKind(ctx, src, p)
+	return p.Feasibility, nil
 }

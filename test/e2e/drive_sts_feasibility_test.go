@@ -1,0 +1,64 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
+)
+
+// TestDriveStsFailOnStall: a StatefulSet of 2 pods without requests, then a LimitRange
+// defaulting cpu requests to 200m and a requests.cpu quota of 250m: the new pods are charged
+// 200m each, so the second create is refused. `drive sts/db --fail-on-stall` exits 3 before
+// any write (the StatefulSet unchanged: no partition, no lease).
+func TestDriveStsFailOnStall(t *testing.T) {
+	t.Parallel()
+	c := framework.Get(t)
+	ns := c.Namespace(t)
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2), ServiceName: "db", Template: kindsPodTemplate("db", "nginx:1.18"),
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Selector:            &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}
+	if _, err := c.Client.AppsV1().StatefulSets(ns).Create(t.Context(), sts, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kindRolledOut(t, c, ns, "sts/db")
+	lr := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns},
+		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
+			DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}}}}
+	if _, err := c.Client.CoreV1().LimitRanges(ns).Create(t.Context(), lr, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "cpu", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
+			corev1.ResourceRequestsCPU: resource.MustParse("250m"), corev1.ResourcePods: resource.MustParse("10")}}}
+	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitQuotaUsed(t, c, ns, "cpu", 2, 60*time.Second)
+	before, err := c.Client.AppsV1().StatefulSets(ns).Get(t.Context(), "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := c.Plugin(t, "drive", "sts/db", "-n", ns, "--image", "app=nginx:1.19", "--checks", "quota", "--fail-on-stall")
+	t.Logf("drive --fail-on-stall: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	if res.ExitCode != 3 || !strings.Contains(res.Stderr, "exceeded quota: cpu") || !strings.Contains(res.Stderr, "nothing changed") {
+		t.Fatalf("drive --fail-on-stall: exit %d, want 3 naming the quota and nothing changed", res.ExitCode)
+	}
+	after, err := c.Client.AppsV1().StatefulSets(ns).Get(t.Context(), "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion != before.ResourceVersion {
+		t.Errorf("the StatefulSet changed (resourceVersion %s -> %s): want no write", before.ResourceVersion, after.ResourceVersion)
+	}
+}
