@@ -184,17 +184,7 @@ func (w *world) deletePod(rs *rsState) {
 // real scheduler adds other scores (balanced allocation, spreading); placement is an
 // approximation, fit is not.
 func (w *world) schedule(p *podState) {
-	var best *NodeState
-	bestScore := int64(-1)
-	for _, n := range w.nodes {
-		if ok, _ := n.Fit(p.pod); !ok {
-			continue
-		}
-		if s := n.leastAllocatedScore(p.pod); s > bestScore {
-			best, bestScore = n, s
-		}
-	}
-	if best != nil {
+	if best := bestNode(w.nodes, p.pod); best != nil {
 		best.AddPod(p.pod)
 		p.node = best
 	}
@@ -306,20 +296,7 @@ func (w *world) shortfalls(replicas []int32) []shortfall {
 // event does ("0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated
 // taint(s).").
 func (w *world) whyPending(rs *rsState) string {
-	counts := map[string]int{}
-	for _, n := range w.nodes {
-		if ok, why := n.Fit(rs.template); !ok {
-			for _, r := range strings.Split(why, ", ") {
-				counts[r]++
-			}
-		}
-	}
-	reasons := make([]string, 0, len(counts))
-	for r, c := range counts {
-		reasons = append(reasons, fmt.Sprintf("%d %s", c, r))
-	}
-	slices.Sort(reasons)
-	return fmt.Sprintf("0/%d nodes are available: %s.", len(w.nodes), strings.Join(reasons, ", "))
+	return whyUnschedulable(w.nodes, rs.template)
 }
 
 // existingPods groups the live pods (not terminal, not deleted) of namespace controlled by
