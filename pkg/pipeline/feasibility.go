@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
@@ -44,27 +45,41 @@ func (c *Config) objects(ctx context.Context, src Source, m Member) feasibility.
 			out = *m.State.CheckObjects
 		}
 	} else {
-		e := c.entry(src.Name() + "\x00" + m.Namespace)
-		e.once.Do(func() {
-			client, err := src.Client()
-			if err != nil {
-				e.c = unreadable(err.Error())
-				return
-			}
-			e.c = cluster.LoadNamespaceCheckObjects(ctx, client, m.Namespace, c.Feasibility, checkChunk)
-			if slices.Contains(c.Feasibility, feasibility.CheckCapacity) {
-				all := c.read(src.Name()+"\x00", func() feasibility.Cluster {
-					return cluster.LoadClusterCheckObjects(ctx, client, c.Feasibility, checkChunk)
-				})
-				e.c.Nodes, e.c.NodeReason, e.c.Pods, e.c.PodReason = all.Nodes, all.NodeReason, all.Pods, all.PodReason
-			}
-		})
-		out = e.c
+		out = c.liveObjects(ctx, src, m.Namespace)
 	}
 	if out.Nodes != nil && len(out.Nodes) == 0 {
 		out.Nodes, out.NodeReason = nil, noNodes
 	}
 	return out
+}
+
+// clientSource is what liveObjects needs of a Source or a KindSource.
+type clientSource interface {
+	Name() string
+	Client() (kubernetes.Interface, error)
+}
+
+// liveObjects reads the checks' objects of namespace from src's cluster:
+// cluster.LoadNamespaceCheckObjects once per Source and namespace, and
+// cluster.LoadClusterCheckObjects (nodes, every pod) once per Source, both cached in c and
+// shared by every plan of c, Deployments and the other kinds alike.
+func (c *Config) liveObjects(ctx context.Context, src clientSource, namespace string) feasibility.Cluster {
+	e := c.entry(src.Name() + "\x00" + namespace)
+	e.once.Do(func() {
+		client, err := src.Client()
+		if err != nil {
+			e.c = unreadable(err.Error())
+			return
+		}
+		e.c = cluster.LoadNamespaceCheckObjects(ctx, client, namespace, c.Feasibility, checkChunk)
+		if slices.Contains(c.Feasibility, feasibility.CheckCapacity) {
+			all := c.read(src.Name()+"\x00", func() feasibility.Cluster {
+				return cluster.LoadClusterCheckObjects(ctx, client, c.Feasibility, checkChunk)
+			})
+			e.c.Nodes, e.c.NodeReason, e.c.Pods, e.c.PodReason = all.Nodes, all.NodeReason, all.Pods, all.PodReason
+		}
+	})
+	return e.c
 }
 
 // entry is the cache's entry of key, made on first use.

@@ -3,11 +3,9 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
@@ -62,22 +60,7 @@ func (c *Config) kindObjects(ctx context.Context, src KindSource, namespace stri
 			}
 		}
 	} else {
-		e := c.entry("kinds\x00" + src.Name() + "\x00" + namespace)
-		e.once.Do(func() {
-			client, err := src.Client()
-			if err != nil {
-				e.c = unreadable(err.Error())
-				return
-			}
-			e.c = cluster.LoadNamespaceCheckObjects(ctx, client, namespace, c.Feasibility, checkChunk)
-			if slices.Contains(c.Feasibility, feasibility.CheckCapacity) {
-				all := c.read("kinds\x00"+src.Name()+"\x00", func() feasibility.Cluster {
-					return cluster.LoadClusterCheckObjects(ctx, client, c.Feasibility, checkChunk)
-				})
-				e.c.Nodes, e.c.NodeReason, e.c.Pods, e.c.PodReason = all.Nodes, all.NodeReason, all.Pods, all.PodReason
-			}
-		})
-		out = e.c
+		out = c.liveObjects(ctx, src, namespace)
 	}
 	if out.Nodes != nil && len(out.Nodes) == 0 {
 		out.Nodes, out.NodeReason = nil, noNodes
