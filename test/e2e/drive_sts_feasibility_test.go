@@ -8,8 +8,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -32,18 +30,8 @@ func TestDriveStsFailOnStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	kindRolledOut(t, c, ns, "sts/db")
-	lr := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns},
-		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
-			DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}}}}
-	if _, err := c.Client.CoreV1().LimitRanges(ns).Create(t.Context(), lr, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "cpu", Namespace: ns},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
-			corev1.ResourceRequestsCPU: resource.MustParse("250m"), corev1.ResourcePods: resource.MustParse("10")}}}
-	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createDefaultCPURequest(t, c, ns, "200m")
+	createCPUQuota(t, c, ns, "250m")
 	waitQuotaUsed(t, c, ns, "cpu", 2, 60*time.Second)
 	before, err := c.Client.AppsV1().StatefulSets(ns).Get(t.Context(), "db", metav1.GetOptions{})
 	if err != nil {

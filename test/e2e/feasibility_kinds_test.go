@@ -29,12 +29,7 @@ func TestFeasibilityKindsStatefulSetQuota(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "cpu", Namespace: ns},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
-			corev1.ResourceRequestsCPU: resource.MustParse("250m"), corev1.ResourcePods: resource.MustParse("10")}}}
-	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createCPUQuota(t, c, ns, "250m")
 	waitQuotaUsed(t, c, ns, "cpu", 0, 30*time.Second)
 	sts := func(cpu string) *appsv1.StatefulSet {
 		tmpl := kindsPodTemplate("db", "nginx:1.18")

@@ -227,3 +227,27 @@ func webUnderPodsQuota(t *testing.T, c *framework.Cluster, ns, maxSurge, maxUnav
 	c.WaitForRollout(t, ns, "web", time.Minute)
 	waitQuotaUsed(t, c, ns, "pods", 2, 60*time.Second)
 }
+
+// createCPUQuota creates ResourceQuota "cpu" in ns: requests.cpu hard as given, and pods 10
+// (the resource waitQuotaUsed counts).
+func createCPUQuota(t *testing.T, c *framework.Cluster, ns, hard string) {
+	t.Helper()
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "cpu", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
+			corev1.ResourceRequestsCPU: resource.MustParse(hard), corev1.ResourcePods: resource.MustParse("10")}}}
+	if _, err := c.Client.CoreV1().ResourceQuotas(ns).Create(t.Context(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createDefaultCPURequest creates LimitRange "defaults" in ns: containers without a cpu
+// request get request.
+func createDefaultCPURequest(t *testing.T, c *framework.Cluster, ns, request string) {
+	t.Helper()
+	lr := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns},
+		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
+			DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(request)}}}}}
+	if _, err := c.Client.CoreV1().LimitRanges(ns).Create(t.Context(), lr, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
