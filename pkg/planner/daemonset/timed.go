@@ -16,8 +16,8 @@ type clock struct {
 // startClock gives an existing pod its times under the timed model, from base (Input.Now):
 // a Ready pod not yet available is available minReadySeconds after its Ready condition
 // turned True; a pod not Ready is Ready ReadyAfter after its creation (a zero
-// creationTimestamp counts as base), available minReadySeconds later. Times before base are
-// 0 (the pod is Ready, or available, at the first sync).
+// creationTimestamp counts as base), available minReadySeconds after that. Times before base
+// are 0 (the pod is Ready, or available, after the first sync).
 func (s *state) startClock(p *corev1.Pod, sp *pod) {
 	base := s.in.Now.Time
 	minReady := secondsOf(s.ds.Spec.MinReadySeconds)
@@ -34,8 +34,8 @@ func (s *state) startClock(p *corev1.Pod, sp *pod) {
 		if created.IsZero() {
 			created = base
 		}
-		sp.readyAt = max(created.Add(s.in.ReadyAfter).Sub(base), 0)
-		sp.availableAt = sp.readyAt + minReady
+		at := created.Add(s.in.ReadyAfter).Sub(base)
+		sp.readyAt, sp.availableAt = max(at, 0), max(at+minReady, 0)
 	}
 }
 
