@@ -27,6 +27,7 @@ var (
 	flagSeed    = flag.Int64("ds.seed", 20260301, "seed of the DaemonSet scenario generator")
 	flagN       = flag.Int("ds.n", 1000, "number of generated DaemonSet start states; each runs under all four readiness models")
 	flagMaxFail = flag.Int("ds.maxfail", 5, "stop after this many failing scenarios")
+	flagTimed   = flag.Int("ds.timed", 1, "every Nth start state runs under the timed model too (1: every one; 0: none)")
 )
 
 var readinesses = []planner.Readiness{planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever, planner.ReadinessTimed}
@@ -73,7 +74,7 @@ type outcome struct {
 
 // counts are the figures the test reports.
 type counts struct {
-	states, runs, ops, mismatches, orderDependent, complete, stalled, waiting, noChange, collisions, reused, renumbered int
+	states, runs, timed, ops, mismatches, orderDependent, complete, stalled, waiting, noChange, collisions, reused, renumbered int
 }
 
 func TestConformance(t *testing.T) {
@@ -84,8 +85,14 @@ func TestConformance(t *testing.T) {
 		f := generate(r)
 		c.states++
 		for _, rd := range readinesses {
+			if rd == planner.ReadinessTimed && (*flagTimed <= 0 || i%*flagTimed != 0) {
+				continue
+			}
 			name := fmt.Sprintf("state %d (seed %d) readiness %s", i, *flagSeed, rd)
 			c.runs++
+			if rd == planner.ReadinessTimed {
+				c.timed++
+			}
 			if err := check(t, &c, f, rd); err != nil {
 				c.mismatches++
 				dump, _ := yaml.Marshal(map[string]any{"daemonSet": f.ds, "revisions": f.revs, "nodes": f.nodes, "pods": f.pods})
@@ -96,8 +103,8 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("DaemonSet conformance: %d start states, %d runs (batched, instant, never, timed), %d pod operations, %d mismatches; outcomes: %d complete, %d no change, %d stalled, %d waiting for deletes; %d runs with a hash collision, %d reusing a revision (%d renumbered: rollbacks); %d runs where the random node order picks the nodes (replayed); %s",
-		c.states, c.runs, c.ops, c.mismatches, c.complete, c.noChange, c.stalled, c.waiting, c.collisions, c.reused, c.renumbered, c.orderDependent, time.Since(start).Round(time.Millisecond))
+	t.Logf("DaemonSet conformance: %d start states, %d runs (%d of them timed), %d pod operations, %d mismatches; outcomes: %d complete, %d no change, %d stalled, %d waiting for deletes; %d runs with a hash collision, %d reusing a revision (%d renumbered: rollbacks); %d runs where the random node order picks the nodes (replayed); %s",
+		c.states, c.runs, c.timed, c.ops, c.mismatches, c.complete, c.noChange, c.stalled, c.waiting, c.collisions, c.reused, c.renumbered, c.orderDependent, time.Since(start).Round(time.Millisecond))
 }
 
 // check runs the controller and the planner on f under rd and compares them. The planner
