@@ -39,5 +39,7 @@
 // ready times across pods (the timed model gives every pod the same ReadyAfter), a template
 // generation annotation older than the hash label scheme beyond IsPodUpdated.
 //
-// Proven against the upstream controller by test/conformance/daemonset (make conformance).
+// Proven against the upstream controller by test/conformance/daemonset (make conformance),
+// under the four readiness models; under timed every sync's time too, on the controller's
+// fake clock.
 package daemonset
