@@ -302,7 +302,11 @@ func printKindPlan(w io.Writer, p *pipeline.KindPlan) {
 		if p.Workload.Kind == string(target.KindStatefulSet) {
 			fmt.Fprintf(w, "    %s %s (revision %d %s)\n", op.Action, pod, op.RevisionNumber, op.Revision)
 		} else {
-			fmt.Fprintf(w, "  sync %d: %s %s%s (revision %d %s)\n", op.Step, op.Action, pod, where, op.RevisionNumber, op.Revision)
+			at := ""
+			if op.At != nil {
+				at = " (at " + op.At.Duration.String() + ")"
+			}
+			fmt.Fprintf(w, "  sync %d%s: %s %s%s (revision %d %s)\n", op.Step, at, op.Action, pod, where, op.RevisionNumber, op.Revision)
 		}
 	}
 	for _, n := range p.Nodes {

@@ -40,10 +40,11 @@ func (o *PreviewOptions) runSetKinds(ctx context.Context, set *manifest.Set, kin
 		src = pipeline.NewKindFile(o.StateFile)
 	}
 	now := metav1.NewTime(o.Now().UTC().Truncate(time.Second))
-	checks, _ := feasibility.ParseChecks(o.Checks) // Validate refused a bad value
+	checks, _ := feasibility.ParseChecks(o.Checks)                                      // Validate refused a bad value
+	timing, _ := pipeline.ParseKindTiming(o.Timing.PodReadyAfter, o.Timing.SyncLatency) // Validate refused a bad value
 	cfg := &pipeline.Config{Feasibility: checks}
 	for _, obj := range kinds {
-		p, err := pipeline.PlanKindManifest(ctx, src, obj.Object, planner.Readiness(o.Readiness), now)
+		p, err := pipeline.PlanKindManifest(ctx, src, obj.Object, planner.Readiness(o.Readiness), now, timing)
 		ref := pipeline.WorkloadRef{Kind: obj.Kind(), Namespace: obj.Object.GetNamespace(), Name: obj.Object.GetName()}
 		row := printer.KindSummaryRow{Workload: ref, Err: err}
 		if err == nil {
@@ -101,8 +102,9 @@ func (o *PreviewOptions) reportKindErrors() int {
 func (o *PreviewOptions) planSetKinds(ctx context.Context, src pipeline.KindSource, context string, kinds []manifest.Object) []printer.KindSummaryRow {
 	now := metav1.NewTime(o.Now().UTC().Truncate(time.Second))
 	rows := make([]printer.KindSummaryRow, 0, len(kinds))
+	timing, _ := pipeline.ParseKindTiming(o.Timing.PodReadyAfter, o.Timing.SyncLatency) // Validate refused a bad value
 	for _, obj := range kinds {
-		p, err := pipeline.PlanKindManifest(ctx, src, obj.Object, planner.Readiness(o.Readiness), now)
+		p, err := pipeline.PlanKindManifest(ctx, src, obj.Object, planner.Readiness(o.Readiness), now, timing)
 		row := printer.KindSummaryRow{Context: context, Workload: pipeline.WorkloadRef{Kind: obj.Kind(), Namespace: obj.Object.GetNamespace(), Name: obj.Object.GetName()}, Err: err}
 		if err == nil {
 			row.Plan = p.Plan

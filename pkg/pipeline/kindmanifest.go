@@ -44,9 +44,11 @@ type KindManifestPlan struct {
 // manifest's spec.template and, when it gives them, spec.replicas, spec.updateStrategy and
 // spec.minReadySeconds; from a live Source through a server-side dry run (of a create when
 // the object does not exist), from a file with the API server's defaults applied client-side
-// (the pod template's, change.ApplyDefaults; a new object's update strategy). Errors: a manifest that does not decode, the Source's,
-// the dry run's, PlanKind's.
-func PlanKindManifest(ctx context.Context, src KindSource, u *unstructured.Unstructured, r planner.Readiness, now metav1.Time) (*KindManifestPlan, error) {
+// (the pod template's, change.ApplyDefaults; a new object's update strategy). Under
+// readiness timed the plan is PlanKindTimed's, t measured on the object's pods when it has
+// no ReadyAfter. Errors: a manifest that does not decode, the Source's, the dry run's,
+// PlanKind's, no Ready pod to measure (a new object has none: give --pod-ready-after).
+func PlanKindManifest(ctx context.Context, src KindSource, u *unstructured.Unstructured, r planner.Readiness, now metav1.Time, t KindTiming) (*KindManifestPlan, error) {
 	want, err := decodeKind(u)
 	if err != nil {
 		return nil, err
@@ -79,7 +81,7 @@ func PlanKindManifest(ctx context.Context, src KindSource, u *unstructured.Unstr
 		if err != nil {
 			return nil, err
 		}
-		p, err := PlanKind(desired, nil, nil, nodes, r, now.Time)
+		p, err := planKindAs(desired, nil, nil, nodes, r, now.Time, t)
 		return &KindManifestPlan{Plan: p, Created: true}, err
 	}
 	st := m.State
@@ -98,7 +100,7 @@ func PlanKindManifest(ctx context.Context, src KindSource, u *unstructured.Unstr
 			return nil, err
 		}
 	}
-	p, err := PlanKind(desired, workload.Owned(st.Workload, st.Revisions), workload.Owned(st.Workload, st.Pods), m.Nodes, r, now.Time)
+	p, err := planKindAs(desired, workload.Owned(st.Workload, st.Revisions), workload.Owned(st.Workload, st.Pods), m.Nodes, r, now.Time, t)
 	return &KindManifestPlan{Plan: p, NoChange: string(patch) == "{}"}, err
 }
 

@@ -36,11 +36,78 @@ type KindChange struct {
 	Replicas   *int32
 	Partition  *int32
 	Now        time.Time
-	// ReadyAfter and SyncLatency are the timed model's (readiness timed, StatefulSets):
-	// --pod-ready-after (nil: measured on the StatefulSet's own Ready pods) and
-	// --sync-latency (nil: 0).
+	// ReadyAfter and SyncLatency are the timed model's (readiness timed): --pod-ready-after
+	// (nil: measured on the workload's own Ready pods) and --sync-latency (nil: 0).
 	ReadyAfter  *estimate.Estimate
 	SyncLatency *estimate.Latency
+}
+
+// KindTiming is the timed model's flags for a StatefulSet or DaemonSet: --pod-ready-after
+// (nil: measured on the workload's own Ready pods, estimate.FromWorkloadPods) and
+// --sync-latency (nil: 0, not fitted for these kinds).
+type KindTiming struct {
+	ReadyAfter  *estimate.Estimate
+	SyncLatency *estimate.Latency
+}
+
+// ParseKindTiming reads --pod-ready-after and --sync-latency (each empty: not given) into a
+// KindTiming. Errors: estimate.ParseReadyAfter's and estimate.ParseSyncLatency's.
+func ParseKindTiming(podReadyAfter, syncLatency string) (KindTiming, error) {
+	var t KindTiming
+	if podReadyAfter != "" {
+		e, err := estimate.ParseReadyAfter(podReadyAfter)
+		if err != nil {
+			return t, err
+		}
+		t.ReadyAfter = &e
+	}
+	if syncLatency != "" {
+		l, err := estimate.ParseSyncLatency(syncLatency)
+		if err != nil {
+			return t, err
+		}
+		t.SyncLatency = &l
+	}
+	return t, nil
+}
+
+// Timing is c's timed model flags.
+func (c KindChange) Timing() KindTiming {
+	return KindTiming{ReadyAfter: c.ReadyAfter, SyncLatency: c.SyncLatency}
+}
+
+// resolve returns the timed model's inputs for the workload ref (its pods given): the
+// estimate (--pod-ready-after, else measured on pods) with its Latency, and the latency per
+// write. Errors: no Ready pod to measure (give --pod-ready-after).
+func (t KindTiming) resolve(ref string, pods []*corev1.Pod) (estimate.Estimate, time.Duration, error) {
+	var e estimate.Estimate
+	if t.ReadyAfter != nil {
+		e = *t.ReadyAfter
+	} else {
+		var err error
+		if e, err = estimate.FromWorkloadPods(pods, ref); err != nil {
+			return e, 0, fmt.Errorf("%s: --readiness timed: %w: give --pod-ready-after", ref, err)
+		}
+	}
+	if t.SyncLatency == nil {
+		e.Latency = estimate.Latency{Why: "no --sync-latency: 0 (not fitted for StatefulSets and DaemonSets)"}
+		return e, 0, nil
+	}
+	e.Latency = *t.SyncLatency
+	return e, t.SyncLatency.PerWrite, nil
+}
+
+// planKindAs plans desired with PlanKindTimed under readiness timed (t resolved on pods),
+// else with PlanKind.
+func planKindAs(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, nodes []*corev1.Node, r planner.Readiness, now time.Time, t KindTiming) (*KindPlan, error) {
+	if r != planner.ReadinessTimed {
+		return PlanKind(desired, revs, pods, nodes, r, now)
+	}
+	e, latency, err := t.resolve(desired.Ref().String(), pods)
+	if err != nil {
+		return nil, err
+	}
+	return PlanKindTimed(desired, revs, pods, nodes, e, latency, now)
 }
 
 // WorkloadRef names the planned object.
@@ -205,17 +272,18 @@ func DryRunKind(ctx context.Context, client kubernetes.Interface, w workload.Wor
 
 // PlanKind plans desired (the object as the server stores it after the change) from its
 // revisions, pods and (DaemonSet) nodes with the kind's planner (pkg/planner/statefulset,
-// pkg/planner/daemonset). Errors: the planner's (ReadinessTimed is not modelled).
+// pkg/planner/daemonset). Errors: the planner's; ReadinessTimed (use PlanKindTimed).
 func PlanKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, nodes []*corev1.Node, r planner.Readiness, now time.Time) (*KindPlan, error) {
 	return planKind(desired, revs, pods, nodes, r, now, nil)
 }
 
-// PlanKindTimed is PlanKind under the timed model for a StatefulSet (the statefulset
-// planner's ReadinessTimed): a pod is Ready e.Median after its creation, each write is
-// followed by the next sync latency later. Sets Duration, Estimate and each operation's At.
-// Errors: a DaemonSet (not modelled), the planner's.
-func PlanKindTimed(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, e estimate.Estimate, latency time.Duration, now time.Time) (*KindPlan, error) {
-	return planKind(desired, revs, pods, nil, planner.ReadinessTimed, now, &kindTiming{e: e, latency: latency})
+// PlanKindTimed is PlanKind under the timed model (the statefulset and daemonset planners'
+// ReadinessTimed): a pod is Ready e.Median after its creation, available minReadySeconds
+// later, each write is followed by the next sync latency later. Sets Estimate, each
+// operation's At and Duration (when the last pod is available; nil for a DaemonSet left
+// WaitingForDelete under OnDelete, which has no end). Errors: the planner's.
+func PlanKindTimed(desired workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, nodes []*corev1.Node, e estimate.Estimate, latency time.Duration, now time.Time) (*KindPlan, error) {
+	return planKind(desired, revs, pods, nodes, planner.ReadinessTimed, now, &kindTiming{e: e, latency: latency})
 }
 
 type kindTiming struct {
@@ -228,8 +296,8 @@ func planKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods
 	if r == "" {
 		r = planner.ReadinessBatched
 	}
-	if r == planner.ReadinessTimed && (timing == nil || desired.StatefulSet == nil) {
-		return nil, fmt.Errorf("--readiness timed is not modelled for %ss: use batched, instant or never", ref.Kind)
+	if r == planner.ReadinessTimed && timing == nil {
+		return nil, fmt.Errorf("%s: --readiness timed needs the timed model's inputs (PlanKindTimed)", ref)
 	}
 	out := &KindPlan{Workload: WorkloadRef{Kind: string(ref.Kind), Namespace: ref.Namespace, Name: ref.Name}, Strategy: desired.UpdateStrategy(),
 		desired: desired, pods: pods}
@@ -260,16 +328,30 @@ func planKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods
 		}
 		return out, nil
 	}
-	p, err := daemonset.Simulate(daemonset.Input{DaemonSet: desired.DaemonSet, Revisions: revs, Pods: pods, Nodes: nodes, Readiness: r, Now: metav1.NewTime(now)})
+	in := daemonset.Input{DaemonSet: desired.DaemonSet, Revisions: revs, Pods: pods, Nodes: nodes, Readiness: r, Now: metav1.NewTime(now)}
+	if timing != nil {
+		in.ReadyAfter, in.SyncLatency = timing.e.Median, timing.latency
+	}
+	p, err := daemonset.Simulate(in)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	if timing != nil {
+		out.Estimate, out.MinReadySeconds = &timing.e, desired.DaemonSet.Spec.MinReadySeconds
+		if p.Outcome != daemonset.OutcomeWaitingForDelete {
+			out.Duration = &metav1.Duration{Duration: p.Duration}
+		}
 	}
 	out.UpdateRevision, out.UpdateRevisionNumber = p.UpdateRevision.Name, p.UpdateRevision.Number
 	out.Outcome, out.Syncs, out.Nodes = string(p.Outcome), p.Syncs, p.Nodes
 	out.MaxSurge, out.MaxUnavailable = p.MaxSurge, p.MaxUnavailable
 	out.PodOperations = []KindPodOperation{}
 	for _, op := range p.PodOperations {
-		out.PodOperations = append(out.PodOperations, kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber))
+		k := kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber)
+		if timing != nil && op.Step <= len(p.SyncAt) {
+			k.At = &metav1.Duration{Duration: p.SyncAt[op.Step-1]}
+		}
+		out.PodOperations = append(out.PodOperations, k)
 	}
 	for _, w := range p.WaitingForDelete {
 		out.WaitingForDelete = append(out.WaitingForDelete, w.Pod)

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +22,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -271,10 +269,12 @@ func (o *KindObjects) add(js []byte, source string) error {
 	return nil
 }
 
-// PlanKindMember applies c to m's object and plans it (PlanKind): from a live Source
+// PlanKindMember applies c to m's object and plans it (PlanKind; PlanKindTimed under
+// readiness timed, c.Timing measured on m's pods when --pod-ready-after is not given): from a live Source
 // through a server-side dry run of the patch (none when c changes nothing), from a file as
 // the object read with c applied (KindChange.Modify; the file's objects carry the API
-// server's defaults already). Errors: m.Err, Modify's, the dry run's, PlanKind's.
+// server's defaults already). Errors: m.Err, Modify's, the dry run's, PlanKind's, no Ready
+// pod to measure.
 func PlanKindMember(ctx context.Context, src KindSource, m KindMember, c KindChange, r planner.Readiness) (*KindPlan, error) {
 	if m.Err != nil {
 		return nil, m.Err
@@ -303,42 +303,9 @@ func PlanKindMember(ctx context.Context, src KindSource, m KindMember, c KindCha
 		}
 	}
 	pods := workload.Owned(st.Workload, st.Pods)
-	var p *KindPlan
-	if r == planner.ReadinessTimed && desired.StatefulSet != nil {
-		e, latency, err := c.timing(m, pods)
-		if err != nil {
-			return nil, err
-		}
-		p, err = PlanKindTimed(desired, revs, pods, e, latency, c.Now)
-	} else {
-		p, err = PlanKind(desired, revs, pods, m.Nodes, r, c.Now)
-	}
+	p, err := planKindAs(desired, revs, pods, m.Nodes, r, c.Now, c.Timing())
 	if err == nil && st.Workload.StatefulSet != nil {
 		p.liveReplicas = st.Workload.StatefulSet.Spec.Replicas
 	}
 	return p, err
-}
-
-// timing is the timed model's inputs for m: --pod-ready-after, else measured on pods (the
-// StatefulSet's own); --sync-latency, else 0. Errors: no Ready pod to measure.
-func (c KindChange) timing(m KindMember, pods []*corev1.Pod) (estimate.Estimate, time.Duration, error) {
-	var latency time.Duration
-	if c.SyncLatency != nil {
-		latency = c.SyncLatency.PerWrite
-	}
-	var e estimate.Estimate
-	if c.ReadyAfter != nil {
-		e = *c.ReadyAfter
-	} else {
-		var err error
-		if e, err = estimate.FromWorkloadPods(pods, m.Ref.String()); err != nil {
-			return e, 0, fmt.Errorf("%s: --readiness timed: %w: give --pod-ready-after", m.Ref, err)
-		}
-	}
-	if c.SyncLatency != nil {
-		e.Latency = *c.SyncLatency
-	} else {
-		e.Latency = estimate.Latency{Why: "no --sync-latency: 0 (not fitted for StatefulSets)"}
-	}
-	return e, latency, nil
 }

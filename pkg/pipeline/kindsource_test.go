@@ -253,19 +253,19 @@ func TestPlanKindManifestFromFile(t *testing.T) {
 	now := metav1.NewTime(kindNow)
 	ds, _, _, _ := dsFixture(t)
 	// Unchanged: no pod operation.
-	p, err := PlanKindManifest(ctx, src, manifestOf(t, ds, "v1"), "", now)
+	p, err := PlanKindManifest(ctx, src, manifestOf(t, ds, "v1"), "", now, KindTiming{})
 	if err != nil || !p.NoChange || p.Created || len(p.Plan.PodOperations) != 0 || p.Plan.UpdateRevisionNumber != 1 {
 		t.Fatalf("unchanged DaemonSet: %v %+v", err, p)
 	}
 	// An image: each node's pod replaced, the template generation bumped as the server does.
-	p, err = PlanKindManifest(ctx, src, manifestOf(t, ds, "v2"), "", now)
+	p, err = PlanKindManifest(ctx, src, manifestOf(t, ds, "v2"), "", now, KindTiming{})
 	if err != nil || p.NoChange || len(p.Plan.PodOperations) != 4 || p.Plan.UpdateRevisionNumber != 2 {
 		t.Fatalf("DaemonSet image v2: %v %+v", err, p)
 	}
 	// A StatefulSet not in the file: created, every ordinal created at revision 1.
 	sts, _, _ := stsFixture(t)
 	sts.StatefulSet.Name, sts.StatefulSet.Namespace = "cache", "ns"
-	p, err = PlanKindManifest(ctx, src, manifestOf(t, sts, "v1"), "", now)
+	p, err = PlanKindManifest(ctx, src, manifestOf(t, sts, "v1"), "", now, KindTiming{})
 	if err != nil || !p.Created {
 		t.Fatalf("new StatefulSet: %v %+v", err, p)
 	}

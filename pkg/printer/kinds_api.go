@@ -27,8 +27,8 @@ func NewKindRolloutPlan(p *pipeline.KindPlan, readiness string) *v1alpha1.Rollou
 		WaitingForDelete:     p.WaitingForDelete,
 		Feasibility:          NewPlanFeasibility(p.Feasibility),
 	}
-	if p.Duration != nil && p.Estimate != nil {
-		out.Duration = p.Duration.DeepCopy()
+	if p.Estimate != nil {
+		out.Duration = p.Duration.DeepCopy() // nil: no end (a DaemonSet's OnDelete)
 		out.Timing = NewPlanTiming(p.Estimate, p.MinReadySeconds)
 	}
 	for _, op := range p.PodOperations {

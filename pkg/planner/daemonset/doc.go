@@ -4,7 +4,14 @@
 //
 // State in, plan out: Simulate takes the desired DaemonSet, its ControllerRevisions, the nodes
 // and the DaemonSet's pods (with readiness), and plays the controller's syncs under a readiness
-// assumption (batched, instant, never; the names of pkg/planner). No client, no clock, no I/O.
+// assumption (batched, instant, never, timed; the names of pkg/planner). No client, no clock,
+// no I/O.
+//
+// The timed model (timed.go) is the StatefulSet planner's world clock: a new pod is Ready
+// Input.ReadyAfter after its creation, available minReadySeconds later; each sync that writes
+// costs Input.SyncLatency; delete-first (maxUnavailable) and surge (maxSurge) nodes progress
+// in parallel. The node order is not predicted, the duration is: every sync's time
+// (Plan.SyncAt) and when the last pod is available (Plan.Duration).
 //
 // Modelled (each docstring names the upstream function it mirrors):
 //   - which nodes run a pod: NodeShouldRunDaemonPod with the tolerations the controller adds
@@ -28,9 +35,11 @@
 //
 // Not modelled: the failed-pod backoff (a pod failing again and again), pods terminating
 // gracefully (a deleted pod is gone by the next sync; a pod already terminating at the start
-// is gone after the first sync), the scheduler failing to bind a created pod, the timed
-// readiness model, a template generation annotation older than the hash label scheme beyond
-// IsPodUpdated.
+// is gone after the first sync), the scheduler failing to bind a created pod, a spread of
+// ready times across pods (the timed model gives every pod the same ReadyAfter), a template
+// generation annotation older than the hash label scheme beyond IsPodUpdated.
 //
-// Proven against the upstream controller by test/conformance/daemonset (make conformance).
+// Proven against the upstream controller by test/conformance/daemonset (make conformance),
+// under the four readiness models; under timed every sync's time too, on the controller's
+// fake clock.
 package daemonset

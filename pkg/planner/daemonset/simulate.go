@@ -21,10 +21,17 @@ var ErrNoFixedPoint = errors.New("the simulated DaemonSet controller did not set
 // strategy (OnDelete does nothing); cleanupHistory. Pods the controller deletes are gone
 // before the next sync; pods it creates are bound to their node at once. Between syncs pods
 // become available by in.Readiness: batched (all, once a sync makes no operation), instant
-// (all, after every sync that made one) or never. The run ends at the first sync that makes
-// no operation (under batched, with every pod available).
+// (all, after every sync that made one), never, or timed: a created pod is Ready
+// in.ReadyAfter after its creation and available minReadySeconds later, a sync that makes
+// operations is followed by the next in.SyncLatency later, and a sync that makes none moves
+// the clock to the next pod becoming Ready or available (Plan.SyncAt, Plan.Duration). The run
+// ends at the first sync that makes no operation (under batched and timed, with no pod left
+// to become available).
 //
-// Errors: a missing DaemonSet, an unknown or timed readiness, an invalid maxSurge or
+// Example (TestTimedDeleteFirst): 5 nodes, maxUnavailable 2, pods Ready 10s after creation,
+// no latency: 2 nodes at 0s, 2 at 10s, the last at 20s; Duration 30s (3 rounds).
+//
+// Errors: a missing DaemonSet, an unknown readiness, an invalid maxSurge or
 // maxUnavailable, a pod that names no node, ErrNoFixedPoint.
 //
 // Mirrors syncDaemonSet and updateDaemonSet, pkg/controller/daemon, v1.36.3.
@@ -34,9 +41,9 @@ func Simulate(in Input) (*Plan, error) {
 	}
 	readiness := cmp.Or(in.Readiness, planner.ReadinessBatched)
 	switch readiness {
-	case planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever:
+	case planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever, planner.ReadinessTimed:
 	default:
-		return nil, fmt.Errorf("readiness %q is not modelled for DaemonSets: use batched, instant or never", readiness)
+		return nil, fmt.Errorf("readiness %q is not modelled for DaemonSets: use batched, instant, never or timed", readiness)
 	}
 	hist, err := resolveHistory(in.DaemonSet, in.Revisions)
 	if err != nil {
@@ -63,6 +70,11 @@ func Simulate(in Input) (*Plan, error) {
 			return nil, fmt.Errorf("daemonset %s/%s after %d syncs: %w", in.DaemonSet.Namespace, in.DaemonSet.Name, maxSyncs, ErrNoFixedPoint)
 		}
 		plan.Syncs = step
+		if readiness == planner.ReadinessTimed {
+			for len(plan.SyncAt) < step {
+				plan.SyncAt = append(plan.SyncAt, s.clock.now)
+			}
+		}
 		o := s.manage(step)
 		o.burst()
 		if len(o.creates)+len(o.deletes) == 0 && in.DaemonSet.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
@@ -79,11 +91,21 @@ func Simulate(in Input) (*Plan, error) {
 		if step == hist.update.Collisions+1 {
 			s.dedup(step, hist.duplicates, plan)
 		}
-		if !s.settle(readiness, len(o.creates)+len(o.deletes) > 0) {
+		wrote := len(o.creates)+len(o.deletes) > 0
+		if readiness == planner.ReadinessTimed {
+			if !s.settleTimed(wrote) {
+				break
+			}
+			continue
+		}
+		if !s.settle(readiness, wrote) {
 			break
 		}
 	}
 	s.finish(plan)
+	if readiness == planner.ReadinessTimed {
+		plan.Duration = s.duration(plan.Outcome)
+	}
 	return plan, nil
 }
 
@@ -97,7 +119,8 @@ func (s *state) apply(step int, o ops, plan *Plan) {
 	for _, node := range o.creates {
 		r := s.revisionOf[s.hash]
 		plan.PodOperations = append(plan.PodOperations, PodOperation{Step: step, Action: ActionCreate, Node: node, Revision: r.Name, RevisionNumber: r.Number})
-		p := &pod{order: s.nextOrder, node: node, hash: s.hash, scheduled: true}
+		p := &pod{order: s.nextOrder, node: node, hash: s.hash, scheduled: true,
+			readyAt: s.clock.now + s.in.ReadyAfter, availableAt: s.clock.now + s.in.ReadyAfter + secondsOf(s.ds.Spec.MinReadySeconds)}
 		if s.tmplGen != nil {
 			p.gen = fmt.Sprint(*s.tmplGen)
 		}

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	intstrutil "k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // pod is one DaemonSet pod as the simulation tracks it.
@@ -27,6 +30,9 @@ type pod struct {
 	available bool
 	phase     corev1.PodPhase
 	deleting  bool
+	// readyAt and availableAt are, under the timed model, when the pod becomes Ready and
+	// available (from Input.Now).
+	readyAt, availableAt time.Duration
 }
 
 func (p *pod) terminal() bool {
@@ -64,6 +70,8 @@ type state struct {
 	tmplGen   *int64
 	// revisionOf maps a pod hash to its ControllerRevision (name, number).
 	revisionOf map[string]Revision
+	// clock is the timed model's (Readiness timed).
+	clock clock
 }
 
 func newState(in Input, hash string) (*state, error) {
@@ -92,13 +100,17 @@ func newState(in Input, hash string) (*state, error) {
 			return nil, fmt.Errorf("pod %s/%s names no node (spec.nodeName or a metadata.name node affinity): the controller ignores it; leave it out", p.Namespace, p.Name)
 		}
 		ready, available := podAvailability(p, s.ds.Spec.MinReadySeconds, in.Now)
-		s.pods = append(s.pods, &pod{
+		sp := &pod{
 			name: p.Name, order: s.nextOrder, node: node,
 			hash:      p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey],
 			gen:       p.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey],
 			scheduled: p.Spec.NodeName != "", ready: ready, available: available,
 			phase: p.Status.Phase, deleting: p.DeletionTimestamp != nil,
-		})
+		}
+		if in.Readiness == planner.ReadinessTimed {
+			s.startClock(p, sp)
+		}
+		s.pods = append(s.pods, sp)
 		s.nextOrder++
 	}
 	return s, nil

@@ -1,6 +1,8 @@
 package daemonset
 
 import (
+	"time"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,9 +56,12 @@ type Input struct {
 	// of an unscheduled pod) and controller-revision-hash label.
 	Pods []*corev1.Pod
 	// Readiness is the availability assumption, as for Deployments: batched (default),
-	// instant or never. ReadinessTimed is not modelled for DaemonSets (Simulate returns an
-	// error).
+	// instant, never or timed (ReadyAfter and SyncLatency; Plan.SyncAt and Plan.Duration).
 	Readiness planner.Readiness
+	// ReadyAfter (from a pod's creation to Ready) and SyncLatency (from a sync that writes
+	// to the next sync) are the timed model's durations, the StatefulSet planner's: a new
+	// pod is Ready ReadyAfter after its creation and available minReadySeconds later.
+	ReadyAfter, SyncLatency time.Duration
 	// Now is the time availability (minReadySeconds) of the given pods is judged at; zero
 	// treats every Ready pod as available.
 	Now metav1.Time
@@ -153,6 +158,13 @@ type Plan struct {
 	OrderMattersFrom int `json:"orderMattersFrom,omitempty"`
 	// Syncs is the number of syncs simulated, the last one making no pod operation.
 	Syncs int `json:"syncs"`
+	// SyncAt is, under ReadinessTimed, when each sync runs (index i: sync i+1), from
+	// Input.Now. Duration is when the last pod of the update revision becomes available
+	// (Complete, NoChange: the moment kubectl rollout status says done; a surge rollout's
+	// last old pod is deleted after it), 0 under OnDelete's WaitingForDelete (no end), the
+	// end of the run when Stalled. Both nil/0 under the other models.
+	SyncAt   []time.Duration `json:"-"`
+	Duration time.Duration   `json:"-"`
 }
 
 // Revision is a ControllerRevision of the DaemonSet as the controller resolves it.

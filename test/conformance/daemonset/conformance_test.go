@@ -25,11 +25,20 @@ import (
 
 var (
 	flagSeed    = flag.Int64("ds.seed", 20260301, "seed of the DaemonSet scenario generator")
-	flagN       = flag.Int("ds.n", 1000, "number of generated DaemonSet start states; each runs under all three readiness models")
+	flagN       = flag.Int("ds.n", 1000, "number of generated DaemonSet start states; each runs under all four readiness models")
 	flagMaxFail = flag.Int("ds.maxfail", 5, "stop after this many failing scenarios")
+	flagTimed   = flag.Int("ds.timed", 1, "every Nth start state runs under the timed model too (1: every one; 0: none)")
 )
 
-var readinesses = []planner.Readiness{planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever}
+var readinesses = []planner.Readiness{planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever, planner.ReadinessTimed}
+
+// The timed model's durations in the runs under ReadinessTimed: against minReadySeconds 0 or
+// 30 and the fixture's pods Ready 10 s before the start, so that pods become Ready, then
+// available, at moments apart.
+const (
+	timedReadyAfter  = 7 * time.Second
+	timedSyncLatency = 1500 * time.Millisecond
+)
 
 // TestMain silences the controller's klog lines (one per sync under maxSurge and
 // maxUnavailable both 0).
@@ -59,11 +68,13 @@ type outcome struct {
 	// Bounds: per sync that created or deleted pods, "sync: Ccreates Ddeletes uUnavailable
 	// sSurging" right after it.
 	Bounds []string
+	// SyncAt: under the timed model, every sync's time from the start.
+	SyncAt []time.Duration
 }
 
 // counts are the figures the test reports.
 type counts struct {
-	states, runs, ops, mismatches, orderDependent, complete, stalled, waiting, noChange, collisions, reused, renumbered int
+	states, runs, timed, ops, mismatches, orderDependent, complete, stalled, waiting, noChange, collisions, reused, renumbered int
 }
 
 func TestConformance(t *testing.T) {
@@ -74,8 +85,14 @@ func TestConformance(t *testing.T) {
 		f := generate(r)
 		c.states++
 		for _, rd := range readinesses {
+			if rd == planner.ReadinessTimed && (*flagTimed <= 0 || i%*flagTimed != 0) {
+				continue
+			}
 			name := fmt.Sprintf("state %d (seed %d) readiness %s", i, *flagSeed, rd)
 			c.runs++
+			if rd == planner.ReadinessTimed {
+				c.timed++
+			}
 			if err := check(t, &c, f, rd); err != nil {
 				c.mismatches++
 				dump, _ := yaml.Marshal(map[string]any{"daemonSet": f.ds, "revisions": f.revs, "nodes": f.nodes, "pods": f.pods})
@@ -86,8 +103,8 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("DaemonSet conformance: %d start states, %d runs, %d pod operations, %d mismatches; outcomes: %d complete, %d no change, %d stalled, %d waiting for deletes; %d runs with a hash collision, %d reusing a revision (%d renumbered: rollbacks); %d runs where the random node order picks the nodes (replayed); %s",
-		c.states, c.runs, c.ops, c.mismatches, c.complete, c.noChange, c.stalled, c.waiting, c.collisions, c.reused, c.renumbered, c.orderDependent, time.Since(start).Round(time.Millisecond))
+	t.Logf("DaemonSet conformance: %d start states, %d runs (%d of them timed), %d pod operations, %d mismatches; outcomes: %d complete, %d no change, %d stalled, %d waiting for deletes; %d runs with a hash collision, %d reusing a revision (%d renumbered: rollbacks); %d runs where the random node order picks the nodes (replayed); %s",
+		c.states, c.runs, c.timed, c.ops, c.mismatches, c.complete, c.noChange, c.stalled, c.waiting, c.collisions, c.reused, c.renumbered, c.orderDependent, time.Since(start).Round(time.Millisecond))
 }
 
 // check runs the controller and the planner on f under rd and compares them. The planner
@@ -95,7 +112,11 @@ func TestConformance(t *testing.T) {
 // in each sync first). A plan that says the order never mattered must also be what the
 // planner gives without the replay.
 func check(t *testing.T, c *counts, f *fixture, rd planner.Readiness) error {
-	res, err := daemon.Run(context.Background(), daemon.Scenario{DaemonSet: f.ds, Revisions: f.revs, Nodes: f.nodes, Pods: f.pods, Readiness: string(rd)})
+	sc := daemon.Scenario{DaemonSet: f.ds, Revisions: f.revs, Nodes: f.nodes, Pods: f.pods, Readiness: string(rd)}
+	if rd == planner.ReadinessTimed {
+		sc.ReadyAfter, sc.SyncLatency = timedReadyAfter, timedSyncLatency
+	}
+	res, err := daemon.Run(context.Background(), sc)
 	if err != nil {
 		return fmt.Errorf("controller: %w", err)
 	}
@@ -104,7 +125,7 @@ func check(t *testing.T, c *counts, f *fixture, rd planner.Readiness) error {
 		touched[o.Sync] = append(touched[o.Sync], o.Node)
 	}
 	in := dsplanner.Input{Now: metav1.NewTime(daemon.Start), DaemonSet: f.ds, Revisions: f.revs, Nodes: f.nodes, Pods: f.pods, Readiness: rd,
-		NodeOrder: func(step int) []string { return touched[step] }}
+		NodeOrder: func(step int) []string { return touched[step] }, ReadyAfter: sc.ReadyAfter, SyncLatency: sc.SyncLatency}
 	plan, err := dsplanner.Simulate(in)
 	if err != nil {
 		return fmt.Errorf("planner: %w", err)
@@ -158,7 +179,8 @@ func fromController(f *fixture, res *daemon.Result) outcome {
 		}
 	}
 	o := outcome{UpdateRevision: res.UpdateRevision, UpdateNumber: res.UpdateRevisionNumber, Desired: int(res.Status.DesiredNumberScheduled),
-		Complete: res.Status.UpdatedNumberScheduled == res.Status.DesiredNumberScheduled && res.Status.NumberAvailable == res.Status.DesiredNumberScheduled}
+		Complete: res.Status.UpdatedNumberScheduled == res.Status.DesiredNumberScheduled && res.Status.NumberAvailable == res.Status.DesiredNumberScheduled,
+		SyncAt:   res.SyncAt}
 	for _, x := range res.Ops {
 		o.Ops = append(o.Ops, op{Sync: x.Sync, Action: x.Action, Pod: x.Pod, Node: x.Node, Revision: names[x.Hash]})
 	}
@@ -172,7 +194,7 @@ func fromController(f *fixture, res *daemon.Result) outcome {
 
 func fromPlan(p *dsplanner.Plan) outcome {
 	o := outcome{UpdateRevision: p.UpdateRevision.Name, UpdateNumber: p.UpdateRevision.Number, Desired: p.DesiredNumberScheduled,
-		Complete: p.Outcome == dsplanner.OutcomeComplete || p.Outcome == dsplanner.OutcomeNoChange}
+		Complete: p.Outcome == dsplanner.OutcomeComplete || p.Outcome == dsplanner.OutcomeNoChange, SyncAt: p.SyncAt}
 	for _, x := range p.PodOperations {
 		o.Ops = append(o.Ops, op{Sync: x.Step, Action: string(x.Action), Pod: x.Pod, Node: x.Node, Revision: x.Revision})
 	}
