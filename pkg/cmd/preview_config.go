@@ -45,7 +45,7 @@ func (o *PreviewOptions) runConfig(ctx context.Context, set *manifest.Set, objs 
 		if err := pr.PrintObj(printer.NewRolloutPlanList((&setConfig{preview: p, sources: sources}).plans()), o.Out); err != nil {
 			return err
 		}
-	} else if err := printer.PrintConfigPreview(o.Out, p, o.planOptions(nil)); err != nil {
+	} else if err := printer.PrintConfigPreview(o.Out, p, o.view().PlanOptions(nil)); err != nil {
 		return err
 	}
 	if len(set.Errors) == 0 && o.FailOnStall && restartsStall(p.Targets) {

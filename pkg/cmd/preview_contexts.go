@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -149,8 +148,8 @@ func (o *PreviewOptions) completeContexts(f cmdutil.Factory, args []string) erro
 	return nil
 }
 
-// runContexts previews the selection in every context (pipeline.Config.Run: DefaultSources
-// at once). Human: one summary, CONTEXT first, then each plan headed by its context; -o: one
+// runContexts previews the selection in every context (pipeline.Preview.PlanContexts:
+// DefaultSources at once). Human: one summary, CONTEXT first, then each plan headed by its context; -o: one
 // RolloutPlanList whose items carry their context. A context that could not be read is one
 // line on stderr ("error: context NAME: REASON"), a Deployment that could not be planned one
 // line naming its context; the others are printed. Exit: fleetExit's for failed
@@ -162,46 +161,16 @@ func (o *PreviewOptions) runContexts(ctx context.Context) error {
 	}
 	sel.AllowMissing, sel.RequireNamespace = o.Change.HasManifest(), true
 	srcs, errs := o.Contexts.sources()
-	var live []pipeline.Source
-	for _, s := range srcs {
-		if s != nil {
-			live = append(live, s)
-		}
-	}
-	srs := o.pipelineConfig(o.Now().UTC().Truncate(time.Second)).Run(ctx, live, sel)
-	var results []fleetPlan
-	for i, j := 0, 0; i < len(srcs); i++ {
-		if srcs[i] == nil {
-			continue
-		}
-		if srs[j].Err != nil {
-			errs[i] = srs[j].Err
-		}
-		results = append(results, fleetPlans(srs[j].Results)...)
-		j++
-	}
-	failedContexts := 0
+	rs, errs := o.preview().PlanContexts(ctx, srcs, errs, sel)
+	results := printer.PreviewPlans(rs)
 	if len(results) == 0 && !slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
 		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
 	}
-	failed, stalled := o.tally(results)
-	if err := o.printFleet(results, true); err != nil {
+	failed, stalled := printer.Tally(results)
+	if err := o.view().PrintFleet(o.Out, results, true); err != nil {
 		return err
 	}
-	for i, err := range errs {
-		if err != nil {
-			printer.PrintContextFailure(o.ErrOut, o.Contexts.resolved[i], err)
-			failedContexts++
-		}
-	}
-	var names []string
-	withNS := o.Fleet.Selection.AllNamespaces
-	for _, r := range results {
-		if r.Err != nil {
-			printer.PrintFailure(o.ErrOut, printer.Failure{Namespace: r.Namespace, Name: r.Name, WithNamespace: withNS, Source: "context " + r.Source, Err: r.Err})
-			names = append(names, printer.DeploymentName(r.Namespace, r.Name, withNS)+" (context "+r.Source+")")
-		}
-	}
+	names, failedContexts := printer.PrintFleetContextFailures(o.ErrOut, o.Contexts.resolved, errs, results, o.Fleet.Selection.AllNamespaces)
 	if len(failed) == 0 && failedContexts > 0 {
 		return NewExitError(ExitError, "")
 	}

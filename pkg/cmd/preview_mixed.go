@@ -102,7 +102,7 @@ func (sc *setConfig) print(o *PreviewOptions) error {
 	if sc == nil {
 		return nil
 	}
-	return printer.PrintSetConfigPreview(o.Out, sc.preview, sc.notes, o.planOptions(nil))
+	return printer.PrintSetConfigPreview(o.Out, sc.preview, sc.notes, o.view().PlanOptions(nil))
 }
 
 func appendUnique(s []string, v string) []string {

@@ -4,17 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // manifests reports whether -f or -k was given: preview plans a manifest set.
@@ -125,43 +121,8 @@ func (o *PreviewOptions) reportErrors(errs []error) error {
 }
 
 // setConfig is the I/O manifest.PlanSet is given: the cluster's (a LIST of Deployments and
-// of ReplicaSets per namespace, server-side dry runs) or the state file's.
+// of ReplicaSets per namespace, server-side dry runs) or the state file's
+// (pipeline.Preview.SetConfig).
 func (o *PreviewOptions) setConfig() manifest.Config {
-	return o.setConfigOf(o.source(o.Client), o.readFleet)
-}
-
-// setConfigOf is setConfig with the Source (its client makes the dry runs and the
-// feasibility checks' reads) and the Read of a cluster given (a context of several:
-// preview_contexts.go).
-func (o *PreviewOptions) setConfigOf(src pipeline.Source, read pipeline.ReadFunc) manifest.Config {
-	now := o.Now().UTC().Truncate(time.Second)
-	cfg := manifest.Config{Readiness: planner.Readiness(o.Readiness), Parallel: manifest.DefaultParallel}
-	offline := o.StateFile != ""
-	cfg.Desired = func(live *cluster.State, obj manifest.Object) (*appsv1.Deployment, []string, error) {
-		c := o.Change
-		c.Manifest, c.Filename = obj.Object, ""
-		if live == nil {
-			live = &cluster.State{}
-		}
-		d, warnings, err := c.Desired(live, obj.Ref().Namespace, o.In, now)
-		if err == nil && offline {
-			warnings = append(warnings, "offline: the manifest's template is defaulted client-side; the new ReplicaSet's name may differ from the one the server-defaulted template gets")
-		}
-		return d, warnings, err
-	}
-	if offline {
-		cfg.Read = pipeline.ReadStateFile(o.StateFile)
-		cfg.Feasible = pipeline.SetFeasible(o.Checks, src, cfg.Read)
-		return cfg
-	}
-	cfg.Read = read
-	cfg.Feasible = pipeline.SetFeasible(o.Checks, src, nil)
-	cfg.DryRun = func(ctx context.Context, live *cluster.State, d *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
-		cs, err := src.Client()
-		if err != nil {
-			return nil, nil, err
-		}
-		return serverDryRun(ctx, cs, live, d)
-	}
-	return cfg
+	return o.preview().SetConfig(o.preview().Source(o.Client), o.readFleet)
 }

@@ -47,7 +47,7 @@ func (o *PreviewOptions) runSetContexts(ctx context.Context) error {
 			}
 			kindRows[i] = o.planSetKinds(ctx, live, runs[i].Context, kinds)
 			if len(set.Deployments) > 0 {
-				runs[i].Results, runs[i].Err = manifest.PlanSet(ctx, set, o.setConfigOf(live, read))
+				runs[i].Results, runs[i].Err = manifest.PlanSet(ctx, set, o.preview().SetConfig(live, read))
 			}
 			return nil
 		})

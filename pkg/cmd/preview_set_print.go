@@ -117,7 +117,7 @@ func (o *PreviewOptions) printSetPlans(set *manifest.Set, runs []setRun, summary
 				continue
 			}
 			fmt.Fprintln(o.Out)
-			opts := o.planOptions(r.Warnings)
+			opts := o.view().PlanOptions(r.Warnings)
 			opts.Context = run.Context
 			if err := printer.PrintPlan(o.Out, r.Plan, opts); err != nil {
 				return err
