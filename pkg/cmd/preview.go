@@ -137,7 +137,7 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 	cmd.Flags().Int32Var(&o.Partition, "partition", 0, "StatefulSets (sts/NAME): change spec.updateStrategy.rollingUpdate.partition; ordinals below it keep their revision.")
 	cmdutil.AddFilenameOptionFlags(cmd, &o.Filenames, "holding the Deployments to plan: every Deployment is planned as applying it would roll it out ('-' reads standard input).")
 	addReadinessFlag(cmd, &o.Readiness)
-	o.Timing.AddFlags(cmd)
+	addTimingFlags(cmd, &o.Timing)
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
 	cmd.Flags().BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d when the plan ends Stalled.", ExitStalled))
 	cmd.Flags().StringVar(&o.Checks, "checks", "all", "Feasibility checks run on every plan: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
@@ -241,7 +241,7 @@ func (o *PreviewOptions) runOne(ctx context.Context) error {
 // is made (a manifest set's picked Deployment sets its Manifest first).
 func (o *PreviewOptions) preview() *pipeline.Preview {
 	p := &pipeline.Preview{
-		Readiness: o.Readiness, Timing: pipeline.Timing(o.Timing), StateFile: o.StateFile, Checks: o.Checks,
+		Readiness: o.Readiness, Timing: o.Timing, StateFile: o.StateFile, Checks: o.Checks,
 		FromManifest: o.Change.HasManifest(), DryRun: serverDryRun, In: o.In, Now: o.Now,
 		ManifestChange: func(obj *unstructured.Unstructured) pipeline.Changer {
 			c := o.Change

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -75,20 +74,9 @@ func (c *ContextFlags) resolve(cmd *cobra.Command) error {
 	return nil
 }
 
-// sources returns the Live Source of each context, in order; a context whose Source cannot be
-// made (its namespace unreadable from the kubeconfig) has a nil Source and its error.
+// sources returns the Live Source of each context, in order (pipeline.Kubeconfig.Sources).
 func (c *ContextFlags) sources() ([]*pipeline.Live, []error) {
-	srcs, errs := make([]*pipeline.Live, len(c.resolved)), make([]error, len(c.resolved))
-	for i, name := range c.resolved {
-		src, err := c.Kubeconfig.Source(name)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		src.RetryFor = pipeline.ContextRetry
-		srcs[i] = src
-	}
-	return srcs, errs
+	return c.Kubeconfig.Sources(c.resolved)
 }
 
 // complete completes --contexts: the kubeconfig's contexts not given yet, after the names
@@ -102,25 +90,7 @@ func (c *ContextFlags) complete(_ *cobra.Command, _ []string, toComplete string)
 		cobra.CompDebugln("rollplan: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return completeList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// completeList completes the last item of a comma-separated list with the names not in it
-// yet, each with the items before it (pure).
-func completeList(names []string, toComplete string) []string {
-	done := strings.Split(toComplete, ",")
-	partial, done := done[len(done)-1], done[:len(done)-1]
-	prefix := ""
-	if len(done) > 0 {
-		prefix = strings.Join(done, ",") + ","
-	}
-	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, partial) && !slices.Contains(done, n) {
-			out = append(out, prefix+n)
-		}
-	}
-	return out
+	return pipeline.CompleteList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
 // validateContexts checks the flags of a preview across contexts (pure).
