@@ -48,22 +48,15 @@ func (c *ContextFlags) given() bool { return len(c.Contexts) > 0 || c.All }
 // many reports whether the command runs in more than one context.
 func (c *ContextFlags) many() bool { return len(c.resolved) > 1 }
 
-// resolve checks the flags and resolves the contexts before any request: --context with
-// them, both flags together, an unknown context (naming the kubeconfig's) are refused. One
+// resolve checks the flags and resolves the contexts before any request
+// (pipeline.Kubeconfig.ResolveFlags: --context with them, both flags together, an unknown
+// context naming the kubeconfig's are refused). One
 // context becomes --context: the command then runs, and prints, exactly as with it.
 func (c *ContextFlags) resolve(cmd *cobra.Command) error {
 	if !c.given() {
 		return nil
 	}
-	switch {
-	case len(c.Contexts) > 0 && c.All:
-		return errors.New("--contexts and --all-contexts: give one of them")
-	case cmd.Flags().Changed("context"):
-		return errors.New("--context and --contexts/--all-contexts: name every context in --contexts")
-	case c.Kubeconfig == nil:
-		return errors.New("--contexts: this command was built without the kubeconfig's flags")
-	}
-	names, err := c.Kubeconfig.Resolve(c.Contexts, c.All)
+	names, err := c.Kubeconfig.ResolveFlags(c.Contexts, c.All, cmd.Flags().Changed("context"))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"slices"
 	"strings"
 )
@@ -38,4 +39,20 @@ func CompleteList(names []string, toComplete string) []string {
 		}
 	}
 	return out
+}
+
+// ResolveFlags checks --contexts (contexts), --all-contexts (all) and --context
+// (contextGiven) and resolves the contexts (Resolve) before any request. Errors: both
+// --contexts and --all-contexts; --context with them; k nil (a command built without the
+// kubeconfig's flags); Resolve's.
+func (k *Kubeconfig) ResolveFlags(contexts []string, all, contextGiven bool) ([]string, error) {
+	switch {
+	case len(contexts) > 0 && all:
+		return nil, errors.New("--contexts and --all-contexts: give one of them")
+	case contextGiven:
+		return nil, errors.New("--context and --contexts/--all-contexts: name every context in --contexts")
+	case k == nil:
+		return nil, errors.New("--contexts: this command was built without the kubeconfig's flags")
+	}
+	return k.Resolve(contexts, all)
 }

@@ -23,3 +23,21 @@ func TestCompleteList(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveFlagsRefuses: the flag combinations refused before the kubeconfig is read.
+func TestResolveFlagsRefuses(t *testing.T) {
+	var none *Kubeconfig
+	for _, tc := range []struct {
+		contexts     []string
+		all, context bool
+		want         string
+	}{
+		{[]string{"a"}, true, false, "--contexts and --all-contexts: give one of them"},
+		{[]string{"a"}, false, true, "--context and --contexts/--all-contexts: name every context in --contexts"},
+		{nil, true, false, "--contexts: this command was built without the kubeconfig's flags"},
+	} {
+		if _, err := none.ResolveFlags(tc.contexts, tc.all, tc.context); err == nil || err.Error() != tc.want {
+			t.Errorf("ResolveFlags(%v, %v, %v) = %v, want %q", tc.contexts, tc.all, tc.context, err, tc.want)
+		}
+	}
+}
