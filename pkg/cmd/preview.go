@@ -7,20 +7,15 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/resource"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 var (
@@ -111,7 +106,7 @@ type PreviewOptions struct {
 // NewPreviewOptions returns PreviewOptions with defaults.
 func NewPreviewOptions(streams genericiooptions.IOStreams) *PreviewOptions {
 	return &PreviewOptions{
-		Readiness: string(planner.ReadinessBatched),
+		Readiness: pipeline.DefaultReadiness,
 		MaxSteps:  40,
 		Output:    printer.NewOutputFlags(),
 		Fleet:     newTargets(readOnlyFleet),
@@ -142,7 +137,7 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 	cmd.Flags().Int32Var(&o.Partition, "partition", 0, "StatefulSets (sts/NAME): change spec.updateStrategy.rollingUpdate.partition; ordinals below it keep their revision.")
 	cmdutil.AddFilenameOptionFlags(cmd, &o.Filenames, "holding the Deployments to plan: every Deployment is planned as applying it would roll it out ('-' reads standard input).")
 	addReadinessFlag(cmd, &o.Readiness)
-	o.Timing.AddFlags(cmd)
+	addTimingFlags(cmd, &o.Timing)
 	cmd.Flags().StringVar(&o.StateFile, "state-file", "", "Read the Deployment and ReplicaSets from this file ('kubectl get deploy,rs -o yaml|json') instead of the cluster.")
 	cmd.Flags().BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d when the plan ends Stalled.", ExitStalled))
 	cmd.Flags().StringVar(&o.Checks, "checks", "all", "Feasibility checks run on every plan: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
@@ -222,113 +217,45 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 	case o.manifests():
 		return o.runSet(ctx)
 	case o.Fleet.many():
-		return o.runFleet(ctx, o.Now().UTC().Truncate(time.Second))
+		return o.runFleet(ctx)
 	}
 	return o.runOne(ctx)
 }
 
-// runOne previews the change of the one Deployment o names.
+// runOne previews the change of the one Deployment o names (pipeline.Preview.PlanOne).
 func (o *PreviewOptions) runOne(ctx context.Context) error {
-	cfg := o.pipelineConfig(o.Now().UTC().Truncate(time.Second))
-	src := o.source(o.Client)
-	members, err := src.Select(ctx, pipeline.Selection{Refs: []target.Ref{o.Ref}, AllowMissing: o.Change.HasManifest()})
+	r, err := o.preview().PlanOne(ctx, o.Client, o.Ref)
 	if err != nil {
 		return err
 	}
-	r := cfg.Plan(ctx, src, members[0])
-	if r.Err != nil {
-		return r.Err
+	if err := o.view().PrintOne(o.Out, r); err != nil {
+		return err
 	}
-	plan, est, warnings := r.Plan, r.Estimate, r.Warnings
-	switch {
-	case o.Output.Human() && o.Summary:
-		api := printer.NewRolloutPlan(plan, warnings)
-		row := printer.SummaryRow{Namespace: plan.Namespace, Name: plan.Name, Change: o.changeWords(api), Plan: api}
-		if err := printer.PrintSummary(o.Out, printer.Summary{Rows: []printer.SummaryRow{row}}); err != nil {
-			return err
-		}
-	case o.Output.Human():
-		opts := o.planOptions(warnings)
-		opts.Estimate = est
-		if err := printer.PrintPlan(o.Out, plan, opts); err != nil {
-			return err
-		}
-		if err := printer.PrintFeasibility(o.Out, r.Feasibility); err != nil {
-			return err
-		}
-	default:
-		p, err := o.Output.ToPrinter()
-		if err != nil {
-			return err
-		}
-		if err := p.PrintObj(apiPlan(r), o.Out); err != nil {
-			return err
-		}
-	}
-	if o.FailOnStall && stalls(r) {
+	if o.FailOnStall && r.Stalls() {
 		return NewExitError(ExitStalled, "")
 	}
 	return nil
 }
 
-// apiPlan is r's RolloutPlan (its timing section under the timed model).
-func apiPlan(r pipeline.Result) *v1alpha1.RolloutPlan {
-	obj := printer.NewRolloutPlan(r.Plan, r.Warnings)
-	if r.Estimate != nil {
-		obj.Timing = printer.NewPlanTiming(r.Estimate, r.Plan.MinReadySeconds)
+// preview is the pipeline's config of the flags; its change is o.Change as it is when a plan
+// is made (a manifest set's picked Deployment sets its Manifest first).
+func (o *PreviewOptions) preview() *pipeline.Preview {
+	p := &pipeline.Preview{
+		Readiness: o.Readiness, Timing: o.Timing, StateFile: o.StateFile, Checks: o.Checks,
+		FromManifest: o.Change.HasManifest(), DryRun: serverDryRun, In: o.In, Now: o.Now,
+		ManifestChange: func(obj *unstructured.Unstructured) pipeline.Changer {
+			c := o.Change
+			c.Manifest, c.Filename = obj, ""
+			return &c
+		},
 	}
-	if r.Source != "" {
-		obj.Context = r.Source
-	}
-	obj.Feasibility = printer.NewPlanFeasibility(r.Feasibility)
-	return obj
-}
-
-// stalls says whether r's plan ends Stalled, by the controller's model or the feasibility
-// checks (quota, capacity).
-func stalls(r pipeline.Result) bool {
-	return r.Plan.Outcome == planner.OutcomeStalled || (r.Feasibility != nil && r.Feasibility.Stall != nil)
-}
-
-// planOptions are the human plan's options with warnings.
-func (o *PreviewOptions) planOptions(warnings []string) printer.PlanOptions {
-	return printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30, Warnings: warnings}
-}
-
-// source is where the preview reads: the state file, or the current context through client.
-func (o *PreviewOptions) source(client func() (kubernetes.Interface, error)) pipeline.Source {
-	if o.StateFile != "" {
-		return pipeline.NewFile(o.StateFile)
-	}
-	return pipeline.NewLive("", "", client)
-}
-
-// pipelineConfig is the pipeline's config of the flags: readiness, timing and the change.
-func (o *PreviewOptions) pipelineConfig(now time.Time) *pipeline.Config {
-	cfg := &pipeline.Config{
-		Readiness:    planner.Readiness(o.Readiness),
-		Timing:       pipeline.Timing{PodReadyAfter: o.Timing.PodReadyAfter, SyncLatency: o.Timing.SyncLatency},
-		FromManifest: o.Change.HasManifest(),
-		Now:          now,
-	}
-	cfg.Feasibility, _ = feasibility.ParseChecks(o.Checks) // Validate refused a bad value
 	if o.Change.Any() {
-		cfg.Change = o.desired(now)
+		p.Change = &o.Change
 	}
-	return cfg
+	return p
 }
 
-// desired is the pipeline's change: the change flags applied to the state (a Deployment of
-// namespace) and, against a cluster, the exact server-defaulted template from a dry run.
-func (o *PreviewOptions) desired(now time.Time) pipeline.ChangeFunc {
-	return func(ctx context.Context, src pipeline.Source, state *cluster.State, namespace string) (*appsv1.Deployment, []string, error) {
-		if !src.Live() {
-			return o.Change.Desired(state, namespace, o.In, now)
-		}
-		cs, err := src.Client()
-		if err != nil {
-			return nil, nil, err
-		}
-		return o.Change.ServerDesired(ctx, cs, state, namespace, o.In, now)
-	}
+// view is how the flags print the plans.
+func (o *PreviewOptions) view() printer.PreviewView {
+	return printer.PreviewView{Output: o.Output, MaxSteps: o.MaxSteps, Summary: o.Summary, Change: o.changeWords()}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -50,22 +48,15 @@ func (c *ContextFlags) given() bool { return len(c.Contexts) > 0 || c.All }
 // many reports whether the command runs in more than one context.
 func (c *ContextFlags) many() bool { return len(c.resolved) > 1 }
 
-// resolve checks the flags and resolves the contexts before any request: --context with
-// them, both flags together, an unknown context (naming the kubeconfig's) are refused. One
+// resolve checks the flags and resolves the contexts before any request
+// (pipeline.Kubeconfig.ResolveFlags: --context with them, both flags together, an unknown
+// context naming the kubeconfig's are refused). One
 // context becomes --context: the command then runs, and prints, exactly as with it.
 func (c *ContextFlags) resolve(cmd *cobra.Command) error {
 	if !c.given() {
 		return nil
 	}
-	switch {
-	case len(c.Contexts) > 0 && c.All:
-		return errors.New("--contexts and --all-contexts: give one of them")
-	case cmd.Flags().Changed("context"):
-		return errors.New("--context and --contexts/--all-contexts: name every context in --contexts")
-	case c.Kubeconfig == nil:
-		return errors.New("--contexts: this command was built without the kubeconfig's flags")
-	}
-	names, err := c.Kubeconfig.Resolve(c.Contexts, c.All)
+	names, err := c.Kubeconfig.ResolveFlags(c.Contexts, c.All, cmd.Flags().Changed("context"))
 	if err != nil {
 		return err
 	}
@@ -76,20 +67,9 @@ func (c *ContextFlags) resolve(cmd *cobra.Command) error {
 	return nil
 }
 
-// sources returns the Live Source of each context, in order; a context whose Source cannot be
-// made (its namespace unreadable from the kubeconfig) has a nil Source and its error.
+// sources returns the Live Source of each context, in order (pipeline.Kubeconfig.Sources).
 func (c *ContextFlags) sources() ([]*pipeline.Live, []error) {
-	srcs, errs := make([]*pipeline.Live, len(c.resolved)), make([]error, len(c.resolved))
-	for i, name := range c.resolved {
-		src, err := c.Kubeconfig.Source(name)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		src.RetryFor = pipeline.ContextRetry
-		srcs[i] = src
-	}
-	return srcs, errs
+	return c.Kubeconfig.Sources(c.resolved)
 }
 
 // complete completes --contexts: the kubeconfig's contexts not given yet, after the names
@@ -103,25 +83,7 @@ func (c *ContextFlags) complete(_ *cobra.Command, _ []string, toComplete string)
 		cobra.CompDebugln("rollplan: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return completeList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// completeList completes the last item of a comma-separated list with the names not in it
-// yet, each with the items before it (pure).
-func completeList(names []string, toComplete string) []string {
-	done := strings.Split(toComplete, ",")
-	partial, done := done[len(done)-1], done[:len(done)-1]
-	prefix := ""
-	if len(done) > 0 {
-		prefix = strings.Join(done, ",") + ","
-	}
-	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, partial) && !slices.Contains(done, n) {
-			out = append(out, prefix+n)
-		}
-	}
-	return out
+	return pipeline.CompleteList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
 // validateContexts checks the flags of a preview across contexts (pure).
@@ -149,8 +111,8 @@ func (o *PreviewOptions) completeContexts(f cmdutil.Factory, args []string) erro
 	return nil
 }
 
-// runContexts previews the selection in every context (pipeline.Config.Run: DefaultSources
-// at once). Human: one summary, CONTEXT first, then each plan headed by its context; -o: one
+// runContexts previews the selection in every context (pipeline.Preview.PlanContexts:
+// DefaultSources at once). Human: one summary, CONTEXT first, then each plan headed by its context; -o: one
 // RolloutPlanList whose items carry their context. A context that could not be read is one
 // line on stderr ("error: context NAME: REASON"), a Deployment that could not be planned one
 // line naming its context; the others are printed. Exit: fleetExit's for failed
@@ -162,46 +124,16 @@ func (o *PreviewOptions) runContexts(ctx context.Context) error {
 	}
 	sel.AllowMissing, sel.RequireNamespace = o.Change.HasManifest(), true
 	srcs, errs := o.Contexts.sources()
-	var live []pipeline.Source
-	for _, s := range srcs {
-		if s != nil {
-			live = append(live, s)
-		}
-	}
-	srs := o.pipelineConfig(o.Now().UTC().Truncate(time.Second)).Run(ctx, live, sel)
-	var results []fleetPlan
-	for i, j := 0, 0; i < len(srcs); i++ {
-		if srcs[i] == nil {
-			continue
-		}
-		if srs[j].Err != nil {
-			errs[i] = srs[j].Err
-		}
-		results = append(results, fleetPlans(srs[j].Results)...)
-		j++
-	}
-	failedContexts := 0
+	rs, errs := o.preview().PlanContexts(ctx, srcs, errs, sel)
+	results := printer.PreviewPlans(rs)
 	if len(results) == 0 && !slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
 		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
 	}
-	failed, stalled := o.tally(results)
-	if err := o.printFleet(results, true); err != nil {
+	failed, stalled := printer.Tally(results)
+	if err := o.view().PrintFleet(o.Out, results, true); err != nil {
 		return err
 	}
-	for i, err := range errs {
-		if err != nil {
-			printer.PrintContextFailure(o.ErrOut, o.Contexts.resolved[i], err)
-			failedContexts++
-		}
-	}
-	var names []string
-	withNS := o.Fleet.Selection.AllNamespaces
-	for _, r := range results {
-		if r.Err != nil {
-			printer.PrintFailure(o.ErrOut, printer.Failure{Namespace: r.Namespace, Name: r.Name, WithNamespace: withNS, Source: "context " + r.Source, Err: r.Err})
-			names = append(names, printer.DeploymentName(r.Namespace, r.Name, withNS)+" (context "+r.Source+")")
-		}
-	}
+	names, failedContexts := printer.PrintFleetContextFailures(o.ErrOut, o.Contexts.resolved, errs, results, o.Fleet.Selection.AllNamespaces)
 	if len(failed) == 0 && failedContexts > 0 {
 		return NewExitError(ExitError, "")
 	}

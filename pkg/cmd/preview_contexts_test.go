@@ -226,24 +226,6 @@ func TestPreviewStateFileBulk(t *testing.T) {
 	}
 }
 
-func TestCompleteList(t *testing.T) {
-	names := []string{"prod-eu", "prod-us", "staging"}
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"", []string{"prod-eu", "prod-us", "staging"}},
-		{"prod", []string{"prod-eu", "prod-us"}},
-		{"prod-eu,", []string{"prod-eu,prod-us", "prod-eu,staging"}},
-		{"prod-eu,st", []string{"prod-eu,staging"}},
-		{"prod-eu,staging,prod-", []string{"prod-eu,staging,prod-us"}},
-	} {
-		if d := cmp.Diff(tc.want, completeList(names, tc.in)); d != "" {
-			t.Errorf("%q (-want +got):\n%s", tc.in, d)
-		}
-	}
-}
-
 // TestPreviewContextsCompletion: --contexts completes the kubeconfig's context names.
 func TestPreviewContextsCompletion(t *testing.T) {
 	srv, seen := fakeAPIServer(t)

@@ -3,19 +3,21 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
+
+// ChangeConfigRestart marks, in PlanManifest.Change, the plan of a live Deployment that a
+// manifest set's ConfigMaps or Secrets would restart (printer.ChangeConfigRestart).
+const ChangeConfigRestart = printer.ChangeConfigRestart
+
+// setConfig is the config-restart part of a manifest set (reloadoneshot.SetPreview).
+type setConfig = reloadoneshot.SetPreview
 
 // manifests reports whether -f or -k was given: preview plans a manifest set.
 func (o *PreviewOptions) manifests() bool {
@@ -42,38 +44,27 @@ func (o *PreviewOptions) completeSet(f cmdutil.Factory) error {
 	return nil
 }
 
-// runSet previews a manifest set (-f/-k). With a name, or with exactly one Deployment in the
-// set, it is today's preview of that Deployment (its manifest applied, then the other change
-// flags). Otherwise every Deployment is planned (manifest.PlanSet), and the restarts its
-// ConfigMaps and Secrets would cause are previewed below (setConfigRestarts; a set of one
-// Deployment and such objects is previewed as a set). Files that could not be
-// read, and Deployments that could not be planned, are each one line on stderr after the
-// plans, and the exit code is 1.
+// runSet previews a manifest set (-f/-k), routed by pipeline.SetRead.Read. With a name, or
+// with exactly one Deployment in the set, it is today's preview of that Deployment (its
+// manifest applied, then the other change flags). Otherwise every Deployment is planned
+// (pipeline.PlanSet), and the restarts its ConfigMaps and Secrets would cause are previewed
+// below (setConfigRestarts; a set of one Deployment and such objects is previewed as a set).
+// Files that could not be read, and Deployments that could not be planned, are each one line
+// on stderr after the plans, and the exit code is 1.
 func (o *PreviewOptions) runSet(ctx context.Context) error {
-	named := o.Name != ""
-	opts := manifest.Options{Filenames: o.Filenames, Namespace: o.Namespace, EnforceNamespace: o.enforceNamespace && !named, In: o.In}
-	if named {
-		opts.Namespace = "" // Pick checks the namespace, with today's error
-	}
-	set, err := manifest.Read(opts)
+	set, route, err := o.setRead().Read()
 	if err != nil {
 		return err
 	}
-	if kinds := kindManifests(set); len(kinds) > 0 && !named {
-		return o.runSetKinds(ctx, set, kinds)
-	}
-	if objs := pipeline.ConfigObjects(set); len(set.Deployments) == 0 && len(objs) > 0 && !named {
-		return o.runConfig(ctx, set, objs)
-	}
-	switch {
-	case named || (len(set.Deployments) == 1 && (len(pipeline.ConfigObjects(set)) == 0 || o.StateFile != "")):
+	switch route {
+	case pipeline.SetKinds:
+		return o.runSetKinds(ctx, set, kindManifests(set))
+	case pipeline.SetConfigOnly:
+		return o.runConfig(ctx, set, pipeline.ConfigObjects(set))
+	case pipeline.SetPickOne:
 		return o.runPicked(ctx, set)
-	case len(set.Deployments) == 0 && len(set.Errors) > 0:
-		return utilerrors.NewAggregate(set.Errors)
-	case len(set.Deployments) == 0:
-		return set.NoDeployment()
 	}
-	results, err := manifest.PlanSet(ctx, set, o.setConfig())
+	results, err := pipeline.PlanSet(ctx, set, o.setConfig())
 	if err != nil {
 		return err
 	}
@@ -84,32 +75,22 @@ func (o *PreviewOptions) runSet(ctx context.Context) error {
 	return o.printSet(set, results, sc)
 }
 
+// setRead is how the flags read the manifest set.
+func (o *PreviewOptions) setRead() pipeline.SetRead {
+	return pipeline.SetRead{Filenames: o.Filenames, Namespace: o.Namespace, EnforceNamespace: o.enforceNamespace, Ref: o.Ref, In: o.In, Offline: o.StateFile != ""}
+}
+
 // runPicked previews the one Deployment of the set (the named one) as runOne does.
-func (o *PreviewOptions) runPicked(ctx context.Context, set *manifest.Set) error {
-	ref := o.Ref
-	if ref.Name == "" {
-		ref = set.Deployments[0].Ref()
-	}
-	obj, err := set.Pick(ref)
+func (o *PreviewOptions) runPicked(ctx context.Context, set *pipeline.ManifestSet) error {
+	ref, obj, err := o.setRead().Pick(set)
 	if err != nil {
-		if len(set.Errors) > 0 {
-			return utilerrors.NewAggregate(set.Errors)
-		}
-		return fmt.Errorf("%s: %w", o.filenamesWord(), err)
+		return err
 	}
-	o.Ref, o.Change.Manifest = ref, obj.Object
+	o.Ref, o.Change.Manifest = ref, obj
 	if err := o.runOne(ctx); err != nil {
 		return err
 	}
 	return o.reportErrors(set.Errors)
-}
-
-// filenamesWord names the manifests in an error: the -f values, or the -k directory.
-func (o *PreviewOptions) filenamesWord() string {
-	if o.Filenames.Kustomize != "" {
-		return o.Filenames.Kustomize
-	}
-	return strings.Join(o.Filenames.Filenames, ",")
 }
 
 // reportErrors writes each error as kubectl's "error: ..." line and returns exit code 1 when
@@ -124,44 +105,21 @@ func (o *PreviewOptions) reportErrors(errs []error) error {
 	return nil
 }
 
-// setConfig is the I/O manifest.PlanSet is given: the cluster's (a LIST of Deployments and
-// of ReplicaSets per namespace, server-side dry runs) or the state file's.
-func (o *PreviewOptions) setConfig() manifest.Config {
-	return o.setConfigOf(o.source(o.Client), o.readFleet)
+// setConfig is the I/O a set is planned with: the cluster's (a LIST of Deployments and of
+// ReplicaSets per namespace, server-side dry runs) or the state file's
+// (pipeline.Preview.SetConfig).
+func (o *PreviewOptions) setConfig() pipeline.SetPlanConfig {
+	p := o.preview()
+	return p.SetConfig(p.Source(o.Client), o.readFleet)
 }
 
-// setConfigOf is setConfig with the Source (its client makes the dry runs and the
-// feasibility checks' reads) and the Read of a cluster given (a context of several:
-// preview_contexts.go).
-func (o *PreviewOptions) setConfigOf(src pipeline.Source, read pipeline.ReadFunc) manifest.Config {
-	now := o.Now().UTC().Truncate(time.Second)
-	cfg := manifest.Config{Readiness: planner.Readiness(o.Readiness), Parallel: manifest.DefaultParallel}
-	offline := o.StateFile != ""
-	cfg.Desired = func(live *cluster.State, obj manifest.Object) (*appsv1.Deployment, []string, error) {
-		c := o.Change
-		c.Manifest, c.Filename = obj.Object, ""
-		if live == nil {
-			live = &cluster.State{}
-		}
-		d, warnings, err := c.Desired(live, obj.Ref().Namespace, o.In, now)
-		if err == nil && offline {
-			warnings = append(warnings, "offline: the manifest's template is defaulted client-side; the new ReplicaSet's name may differ from the one the server-defaulted template gets")
-		}
-		return d, warnings, err
-	}
-	if offline {
-		cfg.Read = pipeline.ReadStateFile(o.StateFile)
-		cfg.Feasible = pipeline.SetFeasible(o.Checks, src, cfg.Read)
-		return cfg
-	}
-	cfg.Read = read
-	cfg.Feasible = pipeline.SetFeasible(o.Checks, src, nil)
-	cfg.DryRun = func(ctx context.Context, live *cluster.State, d *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
-		cs, err := src.Client()
-		if err != nil {
-			return nil, nil, err
-		}
-		return serverDryRun(ctx, cs, live, d)
-	}
-	return cfg
+// setConfigRestarts previews the restarts of the set's ConfigMaps and Secrets
+// (reloadoneshot.PreviewFlags.Set: nil when it holds none, or offline).
+func (o *PreviewOptions) setConfigRestarts(ctx context.Context, set *pipeline.ManifestSet, results []pipeline.SetResult) (*setConfig, error) {
+	return o.restartFlags().Set(ctx, set, results)
+}
+
+// restartFlags are the flags a preview of ConfigMaps and Secrets reads.
+func (o *PreviewOptions) restartFlags() reloadoneshot.PreviewFlags {
+	return reloadoneshot.PreviewFlags{Client: o.Client, Readiness: o.Readiness, Checks: o.Checks, Offline: o.StateFile != "", Read: o.readFleet}
 }
