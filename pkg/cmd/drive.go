@@ -14,15 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -310,42 +309,12 @@ func driveError(ctx context.Context, w io.Writer, t Target, err error) error {
 	return NewExitError(ExitError, held.Err.Error())
 }
 
-// desired reads the Deployment and returns it with the change flags applied and
-// server-defaulted (a server-side dry run), nil without change flags (continue a held drive,
-// or adopt the rollout in flight). Warnings (a client-side fallback) go to ErrOut.
-//
-// Both reads (the first, and the one again after a conflict) go through transient failures
-// of the API server (loadLive: kube.Read with the one policy).
-//
-// Errors: the read's (after retries); the change's; a change to a Deployment drive holds
-// for another change that cannot be compared with it.
+// desired is driverun.Desired of the flags: the Deployment with the change flags applied
+// and server-defaulted, nil without change flags; its warnings go to ErrOut.
 func (o *DriveOptions) desired(ctx context.Context, cs kubernetes.Interface) (*appsv1.Deployment, error) {
-	st, err := loadLive(ctx, cs, o.Namespace, o.Name)
-	if err != nil || !o.Change.Any() {
-		return nil, err
-	}
-	var desired *appsv1.Deployment
-	var warnings []string
-	// A conflict: the controller updated the Deployment's status meanwhile; read it
-	// again (a manifest from standard input cannot be read twice).
-	retriable := func(err error) bool { return apierrors.IsConflict(err) && o.Change.Filename != "-" }
-	tries, readErr := 0, error(nil)
-	err = kube.OnError(retriable, func() error {
-		if tries++; tries > 1 {
-			if st, readErr = loadLive(ctx, cs, o.Namespace, o.Name); readErr != nil {
-				return kube.Stop(readErr)
-			}
-		}
-		var err error
-		desired, warnings, err = o.Change.ServerDesired(ctx, cs, st, o.Namespace, o.In, o.Now())
-		return err
+	desired, warnings, err := driverun.Desired(ctx, cs, driverun.DesiredInput{
+		Namespace: o.Namespace, Name: o.Name, Change: &o.Change, Rereadable: o.Change.Filename != "-", In: o.In, Now: o.Now,
 	})
-	if readErr != nil {
-		return nil, readErr
-	}
-	if err != nil && drive.IsHeld(st.Deployment) {
-		return nil, fmt.Errorf("deployment %s/%s is held by drive for a change already, and this change cannot be compared with it (%v): run `kubectl rollplan drive deploy/%s` without change flags to continue it", o.Namespace, o.Name, err, o.Name)
-	}
 	if err != nil {
 		return nil, err
 	}

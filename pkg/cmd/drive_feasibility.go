@@ -7,10 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
-	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
@@ -21,27 +19,18 @@ func addDriveCheckFlags(cmd *cobra.Command, o *DriveOptions) {
 	fl.BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d, before any write, when the checks predict the plan stalls.", ExitStalled))
 }
 
-// checkPrepared runs the feasibility checks of --checks on the plan p takes over (the
-// pipeline's Feasible on drive.PlannerInput, numbered by the drive's steps:
-// drive.DriveSteps) and prints the FINDINGS block and the "Stalled at step k" line on Out,
+// checkPrepared runs the feasibility checks of --checks on the plan p takes over
+// (driverun.Check) and prints the FINDINGS block and the "Stalled at step k" line on Out,
 // under the plan. A held drive it continues (no takeover) is not checked. It returns
 // ExitStalled with --fail-on-stall when a stall is predicted, before any write; without it
 // the stall is a warning on ErrOut and drive goes on. A check that fails is a warning too.
 func (o *DriveOptions) checkPrepared(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
-	names, _ := feasibility.ParseChecks(o.Checks) // Validate refused a bad value
-	if len(names) == 0 || p.Takeover == nil {
-		return nil
-	}
-	tk := p.Takeover
-	in := drive.PlannerInput(tk)
-	m := pipeline.Member{Ref: o.Ref, State: &cluster.State{Deployment: tk.Live, ReplicaSets: tk.ReplicaSets, Source: "cluster"}}
-	src := pipeline.NewLive("", "", func() (kubernetes.Interface, error) { return cs, nil })
-	r, err := (&pipeline.Config{Feasibility: names}).Feasible(ctx, src, m, in)
-	if err == nil {
-		r, err = drive.DriveSteps(r, in, p.Steps)
-	}
+	r, ran, err := driverun.Check(ctx, cs, o.Ref, o.Checks, p)
 	if err != nil {
 		printer.PrintWarnings(o.ErrOut, "feasibility checks not run: "+err.Error())
+		return nil
+	}
+	if !ran {
 		return nil
 	}
 	if err := printer.PrintFeasibility(o.Out, r); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
@@ -16,24 +17,18 @@ import (
 const heldOperation = "handed back by drive"
 
 // previewHeld handles the preview of `kubectl rollplan resume` on a Deployment held by
-// drive, and reports whether it did: kubectl's unpause patch would leave strategy Recreate
-// set, and the controller would then scale every old ReplicaSet to 0 at once. Instead it
-// shows what the controller does once the Deployment is handed back at its current state;
-// handBack then (unless a dry run) makes drive's guarded hand-back write (drive.HandBack):
-// original strategy, paused as it was, the drive annotation removed.
+// drive, and reports whether it did: it shows what the controller does once the Deployment
+// is handed back at its current state (driverun.PreviewHandBack); handBack then (unless a
+// dry run) makes drive's guarded hand-back write (drive.HandBack).
 func (o *ActionOptions) previewHeld(state *cluster.State, ref rollout.Object) (bool, error) {
-	if o.Verb != rollout.VerbResume || !drive.IsHeld(state.Deployment) {
+	if o.Verb != rollout.VerbResume {
 		return false, nil
 	}
-	after, err := drive.HandBackPreview(state.Deployment, state.ReplicaSets)
-	if err != nil {
-		return true, err
+	hb, ok, err := driverun.PreviewHandBack(state, o.readiness(), o.Now())
+	if !ok || err != nil {
+		return ok, err
 	}
-	plan, err := rollout.Plan(after, state.ReplicaSets, o.readiness())
-	if err != nil {
-		return true, err
-	}
-	return true, printer.PrintHandBackPreview(o.Out, ref.Namespace, ref.Name, drive.Held(state.Deployment, o.Now()), after, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30})
+	return true, printer.PrintHandBackPreview(o.Out, ref.Namespace, ref.Name, hb.Held, hb.After, hb.Plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30})
 }
 
 // handBack hands a held Deployment back (drive.HandBack), unless a dry run.

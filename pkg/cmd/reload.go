@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,13 +13,10 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload"
+	"github.com/rollplan/kubectl-rollplan/pkg/reloadcontroller"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -101,8 +97,8 @@ type ReloadOptions struct {
 	// --lease-duration).
 	DriveFlags reloadDriveFlags
 	DryRun     cmdutil.DryRunStrategy
-	// Watch are the flags of the watch mode (reload_watch.go).
-	Watch ReloadWatchOptions
+	// Watch are the flags of the watch mode (pkg/reloadcontroller).
+	Watch reloadcontroller.WatchFlags
 	// Output is -o: a RolloutPlanList of the assessed Deployments (reload_output.go).
 	Output *printer.OutputFlags
 	// Checks is --checks: the feasibility checks run on each restart's plan
@@ -143,7 +139,7 @@ func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 		Targets:       newTargets(target.Choices{Many: true, AllNamespaces: true}),
 		MaxConcurrent: 1,
 		Timeout:       10 * time.Minute,
-		Readiness:     string(planner.ReadinessBatched),
+		Readiness:     reloadoneshot.DefaultReadiness,
 		MaxSteps:      40,
 		Output:        newReloadOutputFlags(),
 		Checks:        "all",
@@ -188,7 +184,7 @@ func newCmdReload(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	fl.StringVar(&o.Checks, "checks", o.Checks, "Feasibility checks run on each restart's plan: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultReloadFieldManager)
-	addReloadWatchFlags(cmd, &o.Watch)
+	o.Watch.AddFlags(cmd)
 	o.Output.AddFlags(cmd)
 	if kc != nil {
 		o.Contexts.addFlags(cmd,
@@ -254,7 +250,7 @@ func (o *ReloadOptions) Validate() error {
 		return o.validateWatch()
 	}
 	if o.cmd != nil {
-		if err := o.Watch.validate(o.cmd, nil); err != nil {
+		if err := o.Watch.Validate(o.cmd, nil); err != nil {
 			return err
 		}
 	}
@@ -300,7 +296,7 @@ func (o *ReloadOptions) validateWatch() error {
 	case o.cmd == nil:
 		return nil
 	}
-	return o.Watch.validate(o.cmd, o.WatchArgs)
+	return o.Watch.Validate(o.cmd, o.WatchArgs)
 }
 
 // Run reads and assesses the selected Deployments, prints the table and the restart plans,
@@ -318,40 +314,44 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.Watch.Watch {
-		return runReloadWatch(ctx, o.Watch, reloadWatchRun{
-			Client: client, Namespace: o.Namespace, AllNamespaces: o.Select.AllNamespaces, Selector: o.Select.Selector,
+		return reloadcontroller.RunWatch(ctx, client, o.Watch.Config(reloadcontroller.WatchConfig{
+			Namespace: o.Namespace, AllNamespaces: o.Select.AllNamespaces, Selector: o.Select.Selector,
 			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout, FieldManager: o.FieldManager,
-		}, o.Out, o.ErrOut)
+		}), o.Out, o.ErrOut)
 	}
 	return o.runOnce(ctx, client)
 }
 
-// runOnce is the one-shot run over the selected Deployments, then StatefulSets and
-// DaemonSets: one assessment printed, one refusal check, one question, then the writes
-// (Deployments paced by --max-concurrent, then the other kinds one at a time).
-func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface) error {
-	var targets []*reloadoneshot.Target
-	if !o.namedKinds() {
-		states, err := reloadoneshot.Load(ctx, client, o.Selection)
-		if err != nil {
-			return err
-		}
-		if targets, err = reloadoneshot.Assess(ctx, client, cluster.NewConfig(client), states,
-			reloadoneshot.AssessOptions{Adopt: o.Adopt, Readiness: planner.Readiness(o.Readiness)}); err != nil {
-			return err
-		}
-		if err := o.checkRestarts(ctx, client, targets); err != nil {
-			return err
-		}
+// config is the reloadoneshot.Config of the flags (a one-shot run).
+func (o *ReloadOptions) config(client kubernetes.Interface) *reloadoneshot.Config {
+	c := &reloadoneshot.Config{
+		Selection: o.Selection, KindArgs: o.KindArgs, KindsNamespace: o.kindsNamespace,
+		Bulk: o.Select.All || o.Select.Selector != "" || o.Select.AllNamespaces, AllNamespaces: o.Select.AllNamespaces, Selector: o.Select.Selector,
+		Adopt: o.Adopt, Readiness: o.Readiness, Checks: o.Checks,
+		MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout, FieldManager: o.FieldManager,
+		ClientDryRun: o.DryRun == cmdutil.DryRunClient, ServerDryRun: o.DryRun == cmdutil.DryRunServer,
+		Progress: o.ErrOut, Now: o.Now,
 	}
-	kinds, err := o.assessKinds(ctx, client)
+	if o.Drive {
+		c.Drive = o.driveRestart(client)
+	}
+	return c
+}
+
+// runOnce is the one-shot run over the selected Deployments, then StatefulSets and
+// DaemonSets (reloadoneshot.Config): one assessment printed, one refusal check, one
+// question, then the writes (Deployments paced by --max-concurrent, then the other kinds
+// one at a time).
+func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface) error {
+	c := o.config(client)
+	a, err := c.Assess(ctx, client)
 	if err != nil {
 		return err
 	}
-	if err := o.printAssessment(targets, kinds); err != nil {
+	if err := o.printAssessment(c, a); err != nil {
 		return err
 	}
-	if err := refusals(targets, kinds); err != nil {
+	if err := a.Refusal(); err != nil {
 		return err
 	}
 	// With -o, stdout holds the RolloutPlanList alone: the result lines go to stderr.
@@ -359,19 +359,20 @@ func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface
 	if !o.Output.Human() {
 		result = o.ErrOut
 	}
-	n := countWrites(targets) + countKindWrites(kinds)
+	n := a.Writes()
 	if n == 0 {
 		fmt.Fprintln(result, "\nNothing to restart.")
 		return nil
 	}
+	suffix := printer.DryRunSuffix(o.DryRun)
 	if o.DryRun == cmdutil.DryRunClient {
 		fmt.Fprintln(result)
-		printer.PrintReloadResults(result, dryRunResults(targets), printer.DryRunSuffix(o.DryRun))
-		o.writeKinds(ctx, client, kinds, result)
+		printer.PrintReloadResults(result, a.DryRunResults(), suffix)
+		printer.PrintReloadKindResults(result, c.WriteKinds(ctx, client, a), suffix)
 		return nil
 	}
 	if o.DryRun == cmdutil.DryRunNone {
-		ok, err := o.confirm(n, countKindWrites(kinds) > 0)
+		ok, err := o.confirm(n, a.KindWrites() > 0)
 		if err != nil {
 			return err
 		}
@@ -380,50 +381,11 @@ func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface
 			return nil
 		}
 	}
-	results := reloadoneshot.Restart(ctx, client, targets, o.runOptions(client))
+	results := c.Restart(ctx, client, a)
 	fmt.Fprintln(result)
-	errs := printer.PrintReloadResults(result, results, printer.DryRunSuffix(o.DryRun))
-	errs = append(errs, o.writeKinds(ctx, client, kinds, result)...)
+	errs := printer.PrintReloadResults(result, results, suffix)
+	errs = append(errs, printer.PrintReloadKindResults(result, c.WriteKinds(ctx, client, a), suffix)...)
 	return utilerrors.NewAggregate(errs)
-}
-
-// refusals is one line naming every refused workload, or nil: nothing is written then.
-func refusals(targets []*reloadoneshot.Target, kinds []*reloadoneshot.KindTarget) error {
-	var msgs []string
-	for _, t := range targets {
-		if err := t.Refusal(); err != nil {
-			msgs = append(msgs, err.Error())
-		}
-	}
-	for _, k := range kinds {
-		if k.Action == reload.ActionRefuse {
-			msgs = append(msgs, k.Decision.Refusal.Error())
-		}
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s; nothing was written", strings.Join(msgs, "; "))
-}
-
-func countWrites(targets []*reloadoneshot.Target) int {
-	n := 0
-	for _, t := range targets {
-		if t.Action == reload.ActionRestart || t.Action == reload.ActionAdopt {
-			n++
-		}
-	}
-	return n
-}
-
-func dryRunResults(targets []*reloadoneshot.Target) []reloadoneshot.Result {
-	var out []reloadoneshot.Result
-	for _, t := range targets {
-		if t.Action == reload.ActionRestart || t.Action == reload.ActionAdopt {
-			out = append(out, reloadoneshot.Result{Target: t})
-		}
-	}
-	return out
 }
 
 // confirm asks once for all n writes on a terminal; without one, --yes is required. With
@@ -444,19 +406,4 @@ func (o *ReloadOptions) confirm(n int, kinds bool) (bool, error) {
 		noun = "workload(s)"
 	}
 	return askYes(o.In, o.ErrOut, fmt.Sprintf("\n%s %d %s? [y/N]: ", verb, n, noun)), nil
-}
-
-// runOptions are the pacing and write options of the flags.
-func (o *ReloadOptions) runOptions(client kubernetes.Interface) reloadoneshot.RunOptions {
-	ro := reloadoneshot.RunOptions{
-		MaxConcurrent: o.MaxConcurrent,
-		Timeout:       o.Timeout,
-		Write:         kube.Options{FieldManager: o.FieldManager, DryRun: o.DryRun == cmdutil.DryRunServer},
-		Progress:      o.ErrOut,
-		Now:           o.Now,
-	}
-	if o.Drive {
-		ro.Drive = o.driveRestart(client)
-	}
-	return ro
 }

@@ -5,7 +5,6 @@ import (
 
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
 )
@@ -35,7 +34,7 @@ func (o *ReloadOptions) validateOutput() error {
 	return nil
 }
 
-// printAssessment prints the assessed targets: the human table and plans, or with -o one
+// printAssessment prints the assessment a of c: the human table and plans, or with -o one
 // RolloutPlanList (every target an item, in order: the restart's plan, or the Deployment as
 // it stands, with its config section; then each StatefulSet and DaemonSet, naming its
 // workload).
@@ -43,25 +42,22 @@ func (o *ReloadOptions) validateOutput() error {
 // StatefulSets and DaemonSets (kinds) follow in the human form as their own table; when
 // some are selected and no Deployment is, the Deployments' "No Deployments selected" line
 // is left out.
-func (o *ReloadOptions) printAssessment(targets []*reloadoneshot.Target, kinds []*reloadoneshot.KindTarget) error {
+func (o *ReloadOptions) printAssessment(c *reloadoneshot.Config, a *reloadoneshot.Assessment) error {
 	if o.Output.Human() {
-		if len(targets) > 0 || len(kinds) == 0 {
-			if err := printer.PrintReload(o.Out, targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+		if len(a.Targets) > 0 || len(a.Kinds) == 0 {
+			if err := printer.PrintReload(o.Out, a.Targets, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
 				return err
 			}
 		}
-		return printer.PrintReloadKinds(o.Out, kinds, len(targets) > 0)
+		return printer.PrintReloadKinds(o.Out, a.Kinds, len(a.Targets) > 0)
 	}
-	plans := make([]*planner.Plan, len(targets))
-	for i, t := range targets {
-		var err error
-		if plans[i], err = t.OutputPlan(planner.Readiness(o.Readiness)); err != nil {
-			return err
-		}
+	plans, err := c.OutputPlans(a.Targets)
+	if err != nil {
+		return err
 	}
 	p, err := o.Output.ToPrinter()
 	if err != nil {
 		return err
 	}
-	return p.PrintObj(printer.NewReloadPlanListWithKinds(targets, plans, kinds), o.Out)
+	return p.PrintObj(printer.NewReloadPlanListWithKinds(a.Targets, plans, a.Kinds), o.Out)
 }

@@ -54,4 +54,6 @@
 //     with Deployments.
 //
 //   - RunWatch is the whole of `reload --watch` (flags in WatchConfig): pkg/cmd only fills it.
+//     WatchFlags registers and validates the watch-only flags (AddFlags, Validate) and
+//     turns them into a WatchConfig (Config).
 package reloadcontroller

@@ -7,5 +7,9 @@
 // each watched (pkg/watch) until the controller reports it complete, as `kubectl rollout
 // status` decides, before the next starts; or each walked by a drive.
 //
+// Config is the whole of one run as the command's flags give it (pkg/cmd only fills it,
+// prints and asks): Config.Assess -> Assessment (Refusal, Writes, DryRunResults), then
+// Config.Restart and Config.WriteKinds; Config.AssessContexts for --contexts (read only).
+//
 // Decisions stay in pkg/reload; this package only reads, calls them, writes and waits.
 package reloadoneshot

@@ -1,4 +1,4 @@
-package cmd
+package reloadcontroller
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func TestReloadWatchValidate(t *testing.T) {
+func TestWatchFlagsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -23,13 +23,13 @@ func TestReloadWatchValidate(t *testing.T) {
 		{"zero retry period", []string{"--watch", "--leader-elect", "--leader-elect-retry-period", "0"}, "--leader-elect-retry-period=0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var w ReloadWatchOptions
+			var w WatchFlags
 			cmd := &cobra.Command{Use: "reload"}
-			addReloadWatchFlags(cmd, &w)
+			w.AddFlags(cmd)
 			if err := cmd.ParseFlags(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			err := w.validate(cmd, cmd.Flags().Args())
+			err := w.Validate(cmd, cmd.Flags().Args())
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("error %v, want none", err)
