@@ -1,0 +1,124 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/estimate"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/stall"
+	"github.com/rollplan/kubectl-rollplan/pkg/workload"
+	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
+)
+
+// stsCluster is w, its revisions and pods as a fake cluster holds them (pods and revisions
+// controlled by w), with extra objects.
+func stsCluster(w workload.Workload, revs []*appsv1.ControllerRevision, pods []*corev1.Pod, extra ...runtime.Object) kubernetes.Interface {
+	owner := *metav1.NewControllerRef(w.Meta(), appsv1.SchemeGroupVersion.WithKind("StatefulSet"))
+	objs := append([]runtime.Object{w.Object()}, extra...)
+	for _, r := range revs {
+		r.Namespace, r.OwnerReferences = "ns", []metav1.OwnerReference{owner}
+		r.Labels = map[string]string{"app": "web"}
+		objs = append(objs, r)
+	}
+	for _, p := range pods {
+		p.OwnerReferences = []metav1.OwnerReference{owner}
+		objs = append(objs, p)
+	}
+	return fake.NewClientset(objs...)
+}
+
+// TestKindStatusQuotaRefusal: web (3 replicas, 100m each under a 300m quota) rolls to a
+// template requesting 200m: the controller deleted web-2 and the API server refuses its
+// replacement. status names the controller's FailedCreate event (its words), the checks
+// predict the stall on the next write, no ETA (the rollout does not progress), and
+// --fail-fast-after 10s fails fast on a refusal seen for a minute.
+func TestKindStatusQuotaRefusal(t *testing.T) {
+	w, revs, pods := stsMidRollout(t, true, 0)
+	w.StatefulSet.Spec.Template.Spec.Containers[0].Resources.Requests = cpu("200m")
+	for _, p := range pods {
+		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "v1", Resources: corev1.ResourceRequirements{Requests: cpu("100m")}}}
+		p.Labels[appsv1.StatefulSetRevisionLabel] = revs[0].Name
+	}
+	pods = pods[:2]
+	w.StatefulSet.Status.Replicas, w.StatefulSet.Status.ReadyReplicas = 2, 2
+	const refusal = `create Pod web-2 in StatefulSet web failed error: pods "web-2" is forbidden: exceeded quota: compute, requested: requests.cpu=200m, used: requests.cpu=200m, limited: requests.cpu=300m`
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web.1", Namespace: "ns"}, Reason: stall.FailedCreate, Message: refusal,
+		InvolvedObject: corev1.ObjectReference{Kind: "StatefulSet", Name: "web", Namespace: "ns", UID: "u1"},
+		FirstTimestamp: metav1.NewTime(kindNow.Add(-time.Minute)), LastTimestamp: metav1.NewTime(kindNow.Add(-time.Second))}
+	cs := stsCluster(w, revs, pods, ev, computeQuota("300m", "200m"))
+	r := NewKindStatusReader(func() (kubernetes.Interface, error) { return cs, nil }, KindStatusConfig{Checks: feasibility.AllChecks,
+		FailFast: true, FailFastAfter: 10 * time.Second, Now: func() time.Time { return kindNow }})
+	s, err := r.Read(context.Background(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Verdict.Done || s.ProgressErr != nil || s.Progress == nil {
+		t.Fatalf("verdict %+v, progress %+v, %v", s.Verdict, s.Progress, s.ProgressErr)
+	}
+	if len(s.Stalled) != 1 || s.Stalled[0].Reason != stall.FailedCreate || s.Stalled[0].Message != refusal || s.Stalled[0].Pods != 1 {
+		t.Errorf("stalled %+v, want the FailedCreate event's refusal", s.Stalled)
+	}
+	if !s.FailedFast || !strings.Contains(KindFailFastMessage(s, 10*time.Second), `statefulset "web" does not progress: FailedCreate (1 pod not created): `+refusal+" (for 1m0s)") {
+		t.Errorf("failed fast %v: %s", s.FailedFast, KindFailFastMessage(s, 10*time.Second))
+	}
+	if f := s.Feasibility; f == nil || f.Stall == nil || f.Stall.Step != 1 || f.Stall.Reason != feasibility.ReasonQuota {
+		t.Errorf("feasibility %+v, want a quota stall at step 1 (the create of web-2)", f)
+	}
+	if s.HasETA || !strings.HasPrefix(s.ETABasis, "none: the rollout does not progress (FailedCreate") {
+		t.Errorf("eta %v %v %q, want none: does not progress", s.HasETA, s.ETA, s.ETABasis)
+	}
+}
+
+// TestKindStatusETA: web-2 runs the update revision and became Ready; web-0 and web-1 are
+// left. Pods Ready 10s after creation (--pod-ready-after), no latency, OrderedReady from the
+// highest ordinal: delete web-1, create it, 10s, delete web-0, create it, 10s: 20s. Measured
+// on the pods instead (every pod Ready 4s after its creation): 8s.
+func TestKindStatusETA(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		flag *estimate.Estimate
+		want time.Duration
+	}{
+		{"--pod-ready-after 10s", &estimate.Estimate{Source: estimate.SourceFlag, Min: 10 * time.Second, Median: 10 * time.Second, Max: 10 * time.Second}, 20 * time.Second},
+		{"measured on the pods", nil, 8 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, revs, pods := stsMidRollout(t, true, 0)
+			for _, p := range pods {
+				p.CreationTimestamp = metav1.NewTime(kindNow.Add(-time.Minute))
+				p.Status.Conditions[0].LastTransitionTime = metav1.NewTime(kindNow.Add(-time.Minute + 4*time.Second))
+			}
+			w.StatefulSet.Status.Replicas, w.StatefulSet.Status.ReadyReplicas = 3, 3
+			cs := stsCluster(w, revs, pods)
+			r := NewKindStatusReader(func() (kubernetes.Interface, error) { return cs, nil }, KindStatusConfig{ReadyAfter: tc.flag, Now: func() time.Time { return kindNow }})
+			s, err := r.Read(context.Background(), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.HasETA || s.ETA != tc.want || len(s.Stalled) != 0 || s.Feasibility != nil {
+				t.Errorf("eta %v %v (%s), stalled %v, feasibility %v; want %v", s.HasETA, s.ETA, s.ETABasis, s.Stalled, s.Feasibility, tc.want)
+			}
+		})
+	}
+}
+
+// TestKindETADaemonSet: the DaemonSet planner has no timed model (yet): no ETA, and why.
+func TestKindETADaemonSet(t *testing.T) {
+	w, revs, pods, nodes := surgeFixture(t, "0", "1")
+	m := KindMember{Ref: w.Ref(), State: &live.State{Workload: w, Revisions: revs, Pods: pods}, Nodes: nodes}
+	e := estimate.Estimate{Source: estimate.SourceFlag, Min: time.Second, Median: time.Second, Max: time.Second}
+	_, ok, basis := KindETA(context.Background(), fakeLive(), m, KindStatusConfig{ReadyAfter: &e}, kindNow)
+	if ok || !strings.HasPrefix(basis, "none: ") || !strings.Contains(basis, "DaemonSet") {
+		t.Errorf("DaemonSet ETA: %v %q, want none naming DaemonSets", ok, basis)
+	}
+}
