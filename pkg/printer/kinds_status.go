@@ -15,8 +15,8 @@ import (
 // WorkloadStatus).
 func NewWorkloadStatus(s *pipeline.KindStatus) *v1alpha1.WorkloadStatus {
 	out := &v1alpha1.WorkloadStatus{
-		TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "WorkloadStatus"},
-		Workload: v1alpha1.StatusWorkload{Kind: string(s.Ref.Kind), Namespace: s.Ref.Namespace, Name: s.Ref.Name},
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "WorkloadStatus"},
+		Workload:   v1alpha1.StatusWorkload{Kind: string(s.Ref.Kind), Namespace: s.Ref.Namespace, Name: s.Ref.Name},
 		ObservedAt: metav1.NewTime(s.At), Message: strings.TrimSuffix(s.Verdict.Message, "\n"), Done: s.Verdict.Done,
 		FailedFast: s.FailedFast, Feasibility: NewPlanFeasibility(s.Feasibility), ETABasis: s.ETABasis,
 	}
