@@ -65,7 +65,7 @@ type KindStatusBlock struct {
 // created): create Pod db-2 in StatefulSet db failed error: ..."), the ETA line ("  eta: 12s
 // more, at 2026-01-02T03:04:05Z (time model: pods Ready after 2s (median of 3 pods,
 // 2s..2s))", or "  eta: none: ..."), and what the feasibility checks found on the remaining
-// plan (FINDINGS and "Will stall before the next write: ...", as Deployment status).
+// plan (FINDINGS and "Will stall at the controller's next sync: ...", kindWillStall).
 func KindStatusBlocks(s *pipeline.KindStatus) []KindStatusBlock {
 	out := []KindStatusBlock{{Key: "verdict\x00" + s.Verdict.Message, Text: s.Verdict.Message}}
 	if s.Verdict.Done || s.Verdict.Err != nil {
@@ -90,10 +90,21 @@ func KindStatusBlocks(s *pipeline.KindStatus) []KindStatusBlock {
 	}
 	if f := NewPlanFeasibility(s.Feasibility); f != nil {
 		var b strings.Builder
-		_ = printFeasibility(&b, f, willStall)
+		_ = printFeasibility(&b, f, kindWillStall)
 		if b.Len() > 0 {
 			out = append(out, KindStatusBlock{Key: "feasibility\x00" + b.String(), Text: b.String()})
 		}
 	}
 	return out
+}
+
+// kindWillStall is status's line of a stall the checks predict on the remaining plan of a
+// StatefulSet or DaemonSet, whose steps are the controller's syncs from the next one (a
+// stall's step is the sync whose pod write is refused): "Will stall at the controller's next
+// sync" (step 1), else "Will stall at sync k of the remaining plan".
+func kindWillStall(step int) string {
+	if step <= 1 {
+		return "Will stall at the controller's next sync"
+	}
+	return fmt.Sprintf("Will stall at sync %d of the remaining plan", step)
 }

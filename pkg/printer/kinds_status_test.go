@@ -21,7 +21,7 @@ func stalledKind() *pipeline.KindStatus {
 		Verdict:     workload.Verdict{Message: "Waiting for 1 pods to be ready...\n"},
 		Progress:    &pipeline.KindProgress{Updated: 1, Total: 3, UpdateRevision: "db-2", Next: []pipeline.KindPodOperation{{Action: "Create", Pod: "db-1", Revision: "db-2"}}},
 		Stalled:     []stall.Reason{{Reason: stall.FailedCreate, Pods: 1, Message: "exceeded quota: q", Since: kindAt.Add(-time.Minute), Object: "db"}},
-		Feasibility: &feasibility.Result{Checked: []string{"quota"}, Stall: &feasibility.Stall{Step: 0, Reason: "Quota", Message: "exceeded quota: q"}},
+		Feasibility: &feasibility.Result{Checked: []string{"quota"}, Stall: &feasibility.Stall{Step: 1, Reason: "Quota", Message: "exceeded quota: q"}},
 		ETABasis:    "none: the rollout does not progress (FailedCreate (1 pod not created))",
 	}
 }
@@ -35,7 +35,7 @@ func TestKindStatusBlocks(t *testing.T) {
 		"  step 1 of 3 (update revision db-2); next: Create db-1 (revision db-2)\n" +
 		"  not progressing: FailedCreate (1 pod not created): exceeded quota: q\n" +
 		"  eta: none: the rollout does not progress (FailedCreate (1 pod not created))\n" +
-		"\nWill stall before the next write: Quota: exceeded quota: q\n"
+		"\nWill stall at the controller's next sync: Quota: exceeded quota: q\n"
 	if b.String() != want {
 		t.Errorf("blocks:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -65,7 +65,7 @@ func TestNewWorkloadStatus(t *testing.T) {
 	for _, want := range []string{`"kind":"WorkloadStatus"`, `"workload":{"kind":"StatefulSet","namespace":"ns","name":"db"}`,
 		`"message":"Waiting for 1 pods to be ready..."`, `"updated":1,"total":3`, `"next":[{"action":"Create","pod":"db-1","revision":"db-2"}]`,
 		`"stalled":[{"reason":"FailedCreate","pods":1,"message":"exceeded quota: q","since":"2026-01-02T03:03:05Z","object":"db"}]`,
-		`"feasibility":{"checked":["quota"],"stall":{"step":0,"reason":"Quota","message":"exceeded quota: q"}}`,
+		`"feasibility":{"checked":["quota"],"stall":{"step":1,"reason":"Quota","message":"exceeded quota: q"}}`,
 		`"etaBasis":"none: the rollout does not progress`, `"progressError":"forbidden"`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("no %s in\n%s", want, data)
