@@ -104,16 +104,17 @@ func waitFailedCreate(t *testing.T, c *framework.Cluster, ns, kind, name string,
 	}
 }
 
-// TestKindsStatusETA: an OrderedReady StatefulSet (3 replicas, minReadySeconds 3) rolling
-// with kwok's ready delays: once its first pod is replaced, status -o json gives an ETA from
+// TestKindsStatusETA: an OrderedReady StatefulSet (3 replicas, minReadySeconds 1) rolling
+// with kwok's ready delays (pods Ready 2 s after creation, rollplan.test/ready-after): once its first pod is replaced, status -o json gives an ETA from
 // the timed model (pods' creation to Ready measured on its own pods), which is within 25% (or
 // 2 s) of the time the rollout then takes to complete. Not parallel: it measures time.
 func TestKindsStatusETA(t *testing.T) {
 	c := framework.Get(t)
 	ns := c.Namespace(t)
+	tmpl := kindsPodTemplate("db", "nginx:1.18")
+	framework.SetReadyAfter(&tmpl, 2*time.Second, 0)
 	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3), ServiceName: "db", MinReadySeconds: 3,
-			Template: kindsPodTemplate("db", "nginx:1.18"),
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3), ServiceName: "db", MinReadySeconds: 1, Template: tmpl,
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}
 	if _, err := c.Client.AppsV1().StatefulSets(ns).Create(t.Context(), sts, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
