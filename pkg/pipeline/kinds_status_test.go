@@ -122,3 +122,54 @@ func TestKindETADaemonSet(t *testing.T) {
 		t.Errorf("DaemonSet ETA: %v %q, want none naming DaemonSets", ok, basis)
 	}
 }
+
+// TestFollowRereads: with watch, Follow reads the status again while the rollout is in
+// progress though the object does not change (a FailedCreate event arrives), and ends when
+// kubectl's verdict is done.
+func TestFollowRereads(t *testing.T) {
+	w, revs, pods := stsMidRollout(t, true, 0)
+	pods = pods[:2] // web-2 deleted, its replacement not created
+	w.StatefulSet.Status.Replicas, w.StatefulSet.Status.ReadyReplicas = 2, 2
+	w.StatefulSet.Generation, w.StatefulSet.Status.ObservedGeneration = 1, 1
+	cs := stsCluster(w, revs, pods)
+	r := NewKindStatusReader(func() (kubernetes.Interface, error) { return cs, nil }, KindStatusConfig{Now: func() time.Time { return kindNow }})
+	stalled := make(chan struct{})
+	var once bool
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Follow(context.Background(), cs, w.Ref(), true, func(s *KindStatus) error {
+			if len(s.Stalled) > 0 && !once {
+				once = true
+				close(stalled)
+			}
+			return nil
+		})
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web.1", Namespace: "ns"}, Reason: stall.FailedCreate, Message: "refused",
+		InvolvedObject: corev1.ObjectReference{Kind: "StatefulSet", Name: "web", Namespace: "ns", UID: "u1"},
+		FirstTimestamp: metav1.NewTime(kindNow.Add(-time.Second)), LastTimestamp: metav1.NewTime(kindNow)}
+	if _, err := cs.CoreV1().Events("ns").Create(context.Background(), ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stalled:
+	case <-time.After(3 * KindStatusEvery):
+		t.Fatal("the event was not seen: no read after the object's last change")
+	}
+	s := w.StatefulSet.DeepCopy()
+	s.Status.Replicas, s.Status.ReadyReplicas, s.Status.UpdatedReplicas, s.Status.CurrentReplicas = 3, 3, 3, 3
+	s.Status.CurrentRevision = s.Status.UpdateRevision
+	if _, err := cs.AppsV1().StatefulSets("ns").UpdateStatus(context.Background(), s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Follow did not end when the rollout completed")
+	}
+}
