@@ -49,6 +49,9 @@ func (o *KindsOptions) status(ctx context.Context, client kubernetes.Interface, 
 		all = append(all, s)
 		if s.FailedFast {
 			failed = append(failed, pipeline.KindFailFastMessage(s, o.StatusConfig.FailFastAfter))
+			if o.Watch {
+				break // as soon as one fails fast, as Deployment status does
+			}
 		}
 	}
 	if o.Output != "" && !o.Watch && len(all) > 1 {
