@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
@@ -72,6 +73,10 @@ func (o *KindsOptions) status(ctx context.Context, client kubernetes.Interface, 
 func (o *KindsOptions) kindShower() func(*pipeline.KindStatus) error {
 	last := map[string]bool{}
 	var lastKey string
+	var p printers.ResourcePrinter = &printers.JSONPrinter{}
+	if o.Output == "yaml" {
+		p = &printers.YAMLPrinter{} // one printer: "---" between the objects of a --watch
+	}
 	return func(s *pipeline.KindStatus) error {
 		blocks := printer.KindStatusBlocks(s)
 		if o.Output != "" {
@@ -83,7 +88,7 @@ func (o *KindsOptions) kindShower() func(*pipeline.KindStatus) error {
 				return nil
 			}
 			lastKey = key.String()
-			return printYAMLOrJSON(o.Out, o.Output, printer.NewWorkloadStatus(s))
+			return p.PrintObj(printer.NewWorkloadStatus(s), o.Out)
 		}
 		if s.ProgressErr != nil {
 			fmt.Fprintf(o.ErrOut, "warning: %s: where the rollout stands is unknown: %v\n", s.Ref, s.ProgressErr)

@@ -83,8 +83,9 @@ func NewKindStatusReader(client func() (kubernetes.Interface, error), cfg KindSt
 }
 
 // Read returns w's KindStatus: kubectl's verdict of w as given and, while the rollout is not
-// done, its revisions, pods, (DaemonSet) nodes and the owner's events read again (SelectKinds,
-// stall.ReadOwner) to compute the rest. A failed read of those sets ProgressErr: kubectl's
+// done, the object, its revisions, pods, (DaemonSet) nodes and the owner's events read again
+// (SelectKinds, stall.ReadOwner) to compute the rest, with kubectl's verdict of the object as
+// read then. A failed read of those sets ProgressErr: kubectl's
 // verdict stands. Errors: w cannot be converted for kubectl's viewer.
 func (r *KindStatusReader) Read(ctx context.Context, w workload.Workload) (*KindStatus, error) {
 	v, err := workload.Status(w)
@@ -105,6 +106,12 @@ func (r *KindStatusReader) Read(ctx context.Context, w workload.Workload) (*Kind
 		return out, nil
 	}
 	m := ms[0]
+	if v, err := workload.Status(m.State.Workload); err == nil { // the object as read now
+		out.Verdict = v
+		if v.Done || v.Err != nil {
+			return out, nil
+		}
+	}
 	client, err := r.src.Client()
 	if err != nil {
 		out.ProgressErr = err
