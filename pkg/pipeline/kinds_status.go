@@ -189,6 +189,8 @@ func KindETA(ctx context.Context, src KindSource, m KindMember, cfg KindStatusCo
 	}
 	p, err := PlanKindMember(ctx, src, m, KindChange{Now: now, ReadyAfter: &e, SyncLatency: cfg.SyncLatency}, planner.ReadinessTimed)
 	switch {
+	case err != nil && strings.Contains(err.Error(), "is not modelled for"): // planKind's refusal
+		return 0, false, fmt.Sprintf("none: the %s planner has no timed model", m.Ref.Kind)
 	case err != nil:
 		return 0, false, "none: " + err.Error()
 	case p.Duration == nil:
