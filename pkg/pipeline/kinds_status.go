@@ -172,21 +172,21 @@ func OwnerOf(w workload.Workload) stall.Owner {
 func KindETA(ctx context.Context, src KindSource, m KindMember, cfg KindStatusConfig, now time.Time) (time.Duration, bool, string) {
 	w := m.State.Workload
 	pods := workload.Owned(w, m.State.Pods)
-	var e estimate.Estimate
+	e, measured := estimate.Estimate{Min: time.Second, Median: time.Second, Max: time.Second}, true // placeholder: see below
 	if cfg.ReadyAfter != nil {
 		e = *cfg.ReadyAfter
+	} else if got, err := estimate.FromWorkloadPods(pods, m.Ref.String()); err == nil {
+		e = got
 	} else {
-		var err error
-		if e, err = estimate.FromWorkloadPods(pods, m.Ref.String()); err != nil {
-			return 0, false, "none: no Ready pod to measure how long pods take (give --pod-ready-after)"
-		}
+		measured = false
 	}
 	if cfg.SyncLatency != nil {
 		e.Latency = *cfg.SyncLatency
 	}
-	if n, oldest := overduePods(pods, e, now); n > 0 {
+	if n, oldest := overduePods(pods, e, now); measured && n > 0 {
 		return 0, false, fmt.Sprintf("none: %d %s not Ready after %s, longer than the time model's %s", n, podsAre(n), oldest, status.Basis(e))
 	}
+	// planned even without a measure, to say first whether the kind's planner has a timed model
 	p, err := PlanKindMember(ctx, src, m, KindChange{Now: now, ReadyAfter: &e, SyncLatency: cfg.SyncLatency}, planner.ReadinessTimed)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "is not modelled for"): // planKind's refusal
@@ -194,7 +194,9 @@ func KindETA(ctx context.Context, src KindSource, m KindMember, cfg KindStatusCo
 	case err != nil:
 		return 0, false, "none: " + err.Error()
 	case p.Duration == nil:
-		return 0, false, fmt.Sprintf("none: no timed model for %ss", m.Ref.Kind)
+		return 0, false, fmt.Sprintf("none: the %s planner has no timed model", m.Ref.Kind)
+	case !measured:
+		return 0, false, "none: no Ready pod to measure how long pods take (give --pod-ready-after)"
 	case !etaOutcome(p.Outcome):
 		return 0, false, fmt.Sprintf("none: the plan from now ends %s: %s", p.Outcome, p.Reason)
 	}

@@ -112,12 +112,12 @@ func TestKindStatusETA(t *testing.T) {
 	}
 }
 
-// TestKindETADaemonSet: the DaemonSet planner has no timed model (yet): no ETA, and why.
+// TestKindETADaemonSet: the DaemonSet planner has no timed model (yet): no ETA, and why,
+// before the lack of a Ready pod to measure.
 func TestKindETADaemonSet(t *testing.T) {
 	w, revs, pods, nodes := surgeFixture(t, "0", "1")
 	m := KindMember{Ref: w.Ref(), State: &live.State{Workload: w, Revisions: revs, Pods: pods}, Nodes: nodes}
-	e := estimate.Estimate{Source: estimate.SourceFlag, Min: time.Second, Median: time.Second, Max: time.Second}
-	_, ok, basis := KindETA(context.Background(), fakeLive(), m, KindStatusConfig{ReadyAfter: &e}, kindNow)
+	_, ok, basis := KindETA(context.Background(), fakeLive(), m, KindStatusConfig{}, kindNow) // no Ready pod of its own: said second
 	if ok || basis != "none: the DaemonSet planner has no timed model" {
 		t.Errorf("DaemonSet ETA: %v %q, want none naming DaemonSets", ok, basis)
 	}
