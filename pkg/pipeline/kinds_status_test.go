@@ -173,3 +173,37 @@ func TestFollowRereads(t *testing.T) {
 		t.Fatal("Follow did not end when the rollout completed")
 	}
 }
+
+// TestKindStatusDaemonSetUnschedulable: agent's new pod (maxSurge 1, beside the old one on a
+// node of cpu 1) stays Pending: status names the scheduler's message.
+func TestKindStatusDaemonSetUnschedulable(t *testing.T) {
+	w, revs, pods, nodes := surgeFixture(t, "1", "0")
+	ds := w.DaemonSet
+	ds.Generation, ds.Status.ObservedGeneration, ds.Status.DesiredNumberScheduled = 1, 1, 1
+	ds.Status.CurrentNumberScheduled, ds.Status.NumberReady, ds.Status.NumberAvailable = 1, 1, 1
+	const msg = "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+	pending := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-fghij", Namespace: "ns", CreationTimestamp: metav1.NewTime(kindNow.Add(-time.Minute)),
+		Labels: map[string]string{"app": "agent", appsv1.DefaultDaemonSetUniqueLabelKey: "new"}},
+		Spec: *ds.Spec.Template.Spec.DeepCopy(),
+		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			Reason: corev1.PodReasonUnschedulable, Message: msg, LastTransitionTime: metav1.NewTime(kindNow.Add(-50 * time.Second))}}}}
+	owner := *metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))
+	objs := []runtime.Object{ds, nodes[0]}
+	for _, r := range revs {
+		r.OwnerReferences = []metav1.OwnerReference{owner}
+		objs = append(objs, r)
+	}
+	for _, p := range append(pods, pending) {
+		p.OwnerReferences = []metav1.OwnerReference{owner}
+		objs = append(objs, p)
+	}
+	cs := fake.NewClientset(objs...)
+	r := NewKindStatusReader(func() (kubernetes.Interface, error) { return cs, nil }, KindStatusConfig{Now: func() time.Time { return kindNow }})
+	s, err := r.Read(context.Background(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Verdict.Done || len(s.Stalled) != 1 || s.Stalled[0].Reason != stall.Unschedulable || s.Stalled[0].Message != msg || s.Stalled[0].Object != "agent-fghij" {
+		t.Errorf("verdict %q, stalled %+v; want the pending pod's Unschedulable message", s.Verdict.Message, s.Stalled)
+	}
+}
