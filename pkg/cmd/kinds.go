@@ -52,6 +52,8 @@ type KindsOptions struct {
 	// Checks are preview's --checks (parsed) and FailOnStall its --fail-on-stall.
 	Checks      []string
 	FailOnStall bool
+	// StatusConfig is status's (completeStatus).
+	StatusConfig pipeline.KindStatusConfig
 	// Contexts are preview's --contexts and --all-contexts (nil for the other verbs).
 	Contexts *ContextFlags
 
@@ -132,6 +134,11 @@ func (o *KindsOptions) complete(f cmdutil.Factory, cmd *cobra.Command) error {
 			return err
 		}
 	}
+	if o.Verb == "status" {
+		if err := o.completeStatus(fl); err != nil {
+			return err
+		}
+	}
 	for _, name := range []string{"diff", "state-file", "patch-only", "template"} {
 		if fl.Changed(name) && (o.Verb != "preview" || name != "state-file") {
 			return fmt.Errorf("--%s works on Deployments only: drop it for StatefulSets and DaemonSets", name)
@@ -186,9 +193,6 @@ func (o *KindsOptions) Validate() error {
 	case "", "json", "yaml":
 	default:
 		return fmt.Errorf("unknown output format %q: use -o json or -o yaml for StatefulSets and DaemonSets", o.Output)
-	}
-	if o.Verb == "status" && o.Output != "" {
-		return errors.New("-o: status of StatefulSets and DaemonSets prints kubectl's verdict lines; drop -o")
 	}
 	if o.Verb == "preview" {
 		if err := o.validatePreview(); err != nil {

@@ -232,9 +232,11 @@ func TestKindsStatus(t *testing.T) {
 	w.StatefulSet.Generation, w.StatefulSet.Status.ObservedGeneration, w.StatefulSet.Status.ReadyReplicas = 1, 1, 1
 	c := fake.NewClientset(objs...)
 	o, out, _ := kindsOptions("status", c, "sts/db")
+	// no pod is Ready: the time model has nothing to measure.
+	const noETA = "  eta: none: no Ready pod to measure how long pods take (give --pod-ready-after)\n"
 	// kubectl's verdict, then where the rollout stands (the fixture's pods have no phase: the
 	// planner sees db-0 as not created yet).
-	if err := o.Run(context.Background()); err != nil || out.String() != "Waiting for 1 pods to be ready...\n  step 0 of 2 (update revision db-h3); next: Create db-0 (revision h3)\n" {
+	if err := o.Run(context.Background()); err != nil || out.String() != "Waiting for 1 pods to be ready...\n  step 0 of 2 (update revision db-h3); next: Create db-0 (revision h3)\n"+noETA {
 		t.Errorf("status: %v %q", err, out)
 	}
 	// --watch: the verdict changes as the status does; done ends the watch.
@@ -252,7 +254,7 @@ func TestKindsStatus(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("%v; printed %q", err, out)
 	}
-	if want := "Waiting for 1 pods to be ready...\n  step 0 of 2 (update revision db-h3); next: Create db-0 (revision h3)\nstatefulset rolling update complete 2 pods at revision db-h3...\n"; out.String() != want {
+	if want := "Waiting for 1 pods to be ready...\n  step 0 of 2 (update revision db-h3); next: Create db-0 (revision h3)\n" + noETA + "statefulset rolling update complete 2 pods at revision db-h3...\n"; out.String() != want {
 		t.Errorf("status --watch: %q, want %q", out, want)
 	}
 }

@@ -3,134 +3,107 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"time"
+	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
-	"github.com/rollplan/kubectl-rollplan/pkg/workload"
-	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
 )
 
-// status prints kubectl rollout status's verdict for each object, in turn; with --watch it
-// follows each until done, as kubectl does (a line per change of the verdict), and ends with
-// ExitTimedOut when --timeout passes first.
+// completeStatus reads status's flags for StatefulSets and DaemonSets: --checks,
+// --pod-ready-after, --sync-latency, --fail-fast and --fail-fast-after.
+func (o *KindsOptions) completeStatus(fl *pflag.FlagSet) error {
+	after, _ := fl.GetDuration("fail-fast-after")
+	if err := validateFailFast(after); err != nil {
+		return err
+	}
+	cfg, err := pipeline.NewKindStatusConfig(flagString(fl, "checks"), flagString(fl, "pod-ready-after"), flagString(fl, "sync-latency"), flagBool(fl, "fail-fast"), after)
+	cfg.Now = o.Now
+	o.StatusConfig = cfg
+	return err
+}
+
+// status shows each object's status in turn (pipeline.KindStatusReader.Follow); with --watch
+// it follows each until done, as kubectl does. The error: kubectl's, ExitFailFast with
+// --fail-fast, ExitTimedOut when --timeout passes first.
 func (o *KindsOptions) status(ctx context.Context, client kubernetes.Interface, refs []target.KindRef) error {
 	if o.Watch && o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
+	r := pipeline.NewKindStatusReader(func() (kubernetes.Interface, error) { return client, nil }, o.StatusConfig)
+	var all []*pipeline.KindStatus
+	var failed []string
 	for _, ref := range refs {
-		if err := o.statusOne(ctx, client, ref); err != nil {
+		s, err := r.Follow(ctx, client, ref, o.Watch, o.kindShower())
+		switch {
+		case ctx.Err() != nil && o.Timeout > 0:
+			return NewExitError(ExitTimedOut, fmt.Sprintf("timed out after %s waiting for the rollout of %s to finish", o.Timeout, ref))
+		case err != nil:
 			return err
 		}
+		all = append(all, s)
+		if s.FailedFast {
+			failed = append(failed, pipeline.KindFailFastMessage(s, o.StatusConfig.FailFastAfter))
+			if o.Watch {
+				break // as soon as one fails fast, as Deployment status does
+			}
+		}
+	}
+	if o.Output != "" && !o.Watch && len(all) > 1 {
+		if err := printYAMLOrJSON(o.Out, o.Output, printer.NewWorkloadStatusList(all)); err != nil {
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		return NewExitError(ExitFailFast, strings.Join(failed, "\nerror: "))
 	}
 	return nil
 }
 
-func (o *KindsOptions) statusOne(ctx context.Context, client kubernetes.Interface, ref target.KindRef) error {
-	if !o.Watch {
-		w, err := live.Get(ctx, client, ref)
-		if err != nil {
-			return err
-		}
-		_, err = o.verdict(ctx, client, w, &kindLast{})
-		return err
+// kindShower returns how one object's statuses are shown: -o prints the WorkloadStatus at
+// every change (one object, or --watch; several without --watch print one list at the end);
+// the human form prints each block of printer.KindStatusBlocks that changed, and warns on
+// stderr when where the rollout stands cannot be read.
+func (o *KindsOptions) kindShower() func(*pipeline.KindStatus) error {
+	last := map[string]bool{}
+	var lastKey string
+	var p printers.ResourcePrinter = &printers.JSONPrinter{}
+	if o.Output == "yaml" {
+		p = &printers.YAMLPrinter{} // one printer: "---" between the objects of a --watch
 	}
-	lw := kindListWatch(client, ref)
-	last := &kindLast{}
-	_, err := watchtools.UntilWithSync(ctx, lw, kindObject(ref.Kind), nil, func(e watch.Event) (bool, error) {
-		switch e.Type {
-		case watch.Deleted:
-			return false, fmt.Errorf("%s was deleted", ref)
-		case watch.Added, watch.Modified:
-		default:
-			return false, nil
-		}
-		w, err := workload.Of(e.Object)
-		if err != nil {
-			return false, err
-		}
-		v, err := o.verdict(ctx, client, w, last)
-		return v.Done, err
-	})
-	if ctx.Err() != nil && o.Timeout > 0 {
-		return NewExitError(ExitTimedOut, fmt.Sprintf("timed out after %s waiting for the rollout of %s to finish", o.Timeout, ref))
-	}
-	return err
-}
-
-// kindLast is what status last printed for an object: kubectl's message and the progress
-// line (with --watch, a line is printed again only when it changes).
-type kindLast struct{ message, progress string }
-
-// verdict prints kubectl's message unless it is the last one printed, then, while the
-// rollout is not done, the step it is at and what the controller does next or waits for
-// (pipeline.ReadKindProgress; a failed read is a warning, kubectl's verdict stands), and
-// returns kubectl's error.
-func (o *KindsOptions) verdict(ctx context.Context, client kubernetes.Interface, w workload.Workload, last *kindLast) (workload.Verdict, error) {
-	v, err := workload.Status(w)
-	if err != nil {
-		return v, err
-	}
-	if v.Err != nil {
-		return v, v.Err
-	}
-	if v.Message != last.message {
-		fmt.Fprint(o.Out, v.Message)
-		last.message = v.Message
-	}
-	if v.Done {
-		return v, nil
-	}
-	p, err := pipeline.ReadKindProgress(ctx, client, w.Ref(), time.Now())
-	if err != nil {
-		fmt.Fprintf(o.ErrOut, "warning: %s: where the rollout stands is unknown: %v\n", w.Ref(), err)
-		return v, nil
-	}
-	if line := printer.KindProgressLine(p); line != last.progress {
-		fmt.Fprint(o.Out, line)
-		last.progress = line
-	}
-	return v, nil
-}
-
-func kindObject(k target.Kind) runtime.Object {
-	if k == target.KindStatefulSet {
-		return &appsv1.StatefulSet{}
-	}
-	return &appsv1.DaemonSet{}
-}
-
-// kindListWatch lists and watches the one object ref names (a field selector on its name);
-// it says whether the client serves watch-list (cache.ToListWatcherWithWatchListSemantics).
-func kindListWatch(client kubernetes.Interface, ref target.KindRef) cache.ListerWatcher {
-	sel := fields.OneTermEqualSelector("metadata.name", ref.Name).String()
-	apps := client.AppsV1()
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			opts.FieldSelector = sel
-			if ref.Kind == target.KindStatefulSet {
-				return apps.StatefulSets(ref.Namespace).List(ctx, opts)
+	return func(s *pipeline.KindStatus) error {
+		blocks := printer.KindStatusBlocks(s)
+		if o.Output != "" {
+			var key strings.Builder
+			for _, b := range blocks {
+				key.WriteString(b.Key + "\n")
 			}
-			return apps.DaemonSets(ref.Namespace).List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			opts.FieldSelector = sel
-			if ref.Kind == target.KindStatefulSet {
-				return apps.StatefulSets(ref.Namespace).Watch(ctx, opts)
+			if (!o.Watch && o.several()) || key.String() == lastKey {
+				return nil
 			}
-			return apps.DaemonSets(ref.Namespace).Watch(ctx, opts)
-		},
-	}, client)
+			lastKey = key.String()
+			return p.PrintObj(printer.NewWorkloadStatus(s), o.Out)
+		}
+		if s.ProgressErr != nil {
+			fmt.Fprintf(o.ErrOut, "warning: %s: where the rollout stands is unknown: %v\n", s.Ref, s.ProgressErr)
+		}
+		seen := map[string]bool{}
+		for _, b := range blocks {
+			seen[b.Key] = true
+			if last[b.Key] {
+				continue
+			}
+			if _, err := fmt.Fprint(o.Out, b.Text); err != nil {
+				return err
+			}
+		}
+		last = seen
+		return nil
+	}
 }

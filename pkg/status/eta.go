@@ -121,6 +121,10 @@ func SyncLatency(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, e estimate.Esti
 	return l
 }
 
+// Basis is basis: how the ETA of a StatefulSet or DaemonSet (pipeline.KindETA) names its
+// time model, in the words of the Deployment's.
+func Basis(e estimate.Estimate) string { return basis(e) }
+
 // basis describes an estimate: "pods Ready after 2s (--pod-ready-after)", "pods Ready after
 // 1s..4s (--pod-ready-after)", "pods Ready after 2s (median of 20 pods, 2s..3s)", with its
 // sync latency when it has one (", 500ms per write (--sync-latency)").

@@ -29,6 +29,10 @@ var (
 		"RolloutStatusList": func() runtime.Object {
 			return &RolloutStatusList{TypeMeta: typeMeta("RolloutStatusList"), Items: []RolloutStatus{*rolloutStatus("web"), *rolloutStatus("api")}}
 		},
+		"WorkloadStatus": func() runtime.Object { return workloadStatus("db") },
+		"WorkloadStatusList": func() runtime.Object {
+			return &WorkloadStatusList{TypeMeta: typeMeta("WorkloadStatusList"), Items: []WorkloadStatus{*workloadStatus("db"), *workloadStatus("cache")}}
+		},
 	}
 )
 
@@ -48,6 +52,20 @@ func rolloutStatus(name string) *RolloutStatus {
 		FailedFast: true,
 		Feasibility: &PlanFeasibility{Checked: []string{"quota"}, Unchecked: []PlanUnchecked{{Check: "capacity", Reason: "forbidden to list nodes"}}, Stall: &PlanStall{Step: 1, Reason: "Quota", Message: "exceeded quota: pods",
 			Objects: []string{"resourcequota/pods"}}, Findings: []PlanFinding{{Check: "quota", Step: 1, Severity: "Stall", Message: "1 refused", Object: "resourcequota/pods"}}},
+	}
+}
+
+func workloadStatus(name string) *WorkloadStatus {
+	at := metav1.NewTime(t0.Truncate(time.Second))
+	return &WorkloadStatus{
+		TypeMeta: typeMeta("WorkloadStatus"), Workload: StatusWorkload{Kind: "StatefulSet", Namespace: "shop", Name: name},
+		ObservedAt: at, Message: "Waiting for 1 pods to be ready...", Updated: 1, Total: 3, UpdateRevision: name + "-7d9f",
+		Next:    []WorkloadPodOperation{{Action: "Delete", Pod: name + "-1", Revision: name + "-5c4b"}},
+		Waiting: "pods to become Ready: " + name + "-2", ProgressError: "none",
+		Stalled: []StatusStall{{Reason: "FailedCreate", Pods: 1, Message: "exceeded quota", Since: &at, Object: name}}, FailedFast: true,
+		Feasibility: &PlanFeasibility{Checked: []string{"quota"}, Unchecked: []PlanUnchecked{{Check: "capacity", Reason: "forbidden to list nodes"}}, Stall: &PlanStall{Step: 1, Reason: "Quota", Message: "exceeded quota: pods",
+			Objects: []string{"resourcequota/pods"}}, Findings: []PlanFinding{{Check: "quota", Step: 1, Severity: "Stall", Message: "1 refused", Object: "resourcequota/pods"}}},
+		ETA: &metav1.Duration{Duration: time.Minute}, ETABasis: "pods Ready after 2s",
 	}
 }
 

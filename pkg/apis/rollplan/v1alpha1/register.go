@@ -16,7 +16,8 @@ var (
 	// SchemeBuilder registers the kinds of this package.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds RolloutPlan, RolloutPlanList, RolloutHistory, DriveStatus,
-	// RolloutStatus, RolloutStatusList and WorkloadHistory to a scheme.
+	// RolloutStatus, RolloutStatusList, WorkloadHistory, WorkloadStatus and
+	// WorkloadStatusList to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -34,6 +35,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&RolloutStatus{},
 		&RolloutStatusList{},
 		&WorkloadHistory{},
+		&WorkloadStatus{},
+		&WorkloadStatusList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
