@@ -166,7 +166,7 @@ func OwnerOf(w workload.Workload) stall.Owner {
 // and cfg.SyncLatency or 0. The basis says what the model assumed (status.Basis) or why there
 // is none: no Ready pod to measure; pods not Ready for longer than the estimate's maximum
 // plus a second (the model cannot say when they will be); the kind's planner has no timed
-// model (DaemonSets, until pkg/planner/daemonset has one: PlanKindMember's error); the plan
+// model (PlanKindMember's refusal; both kinds have one since pkg/planner/daemonset's timed.go); the plan
 // does not end complete (a stalled or OnDelete rollout). Reads nothing (m is read; the
 // object is planned as it is, so no dry run).
 func KindETA(ctx context.Context, src KindSource, m KindMember, cfg KindStatusConfig, now time.Time) (time.Duration, bool, string) {

@@ -112,14 +112,20 @@ func TestKindStatusETA(t *testing.T) {
 	}
 }
 
-// TestKindETADaemonSet: the DaemonSet planner has no timed model (yet): no ETA, and why,
-// before the lack of a Ready pod to measure.
+// TestKindETADaemonSet: the DaemonSet's ETA comes from its timed model (one node, maxSurge 1:
+// the surge pod is created at once and is the last updated pod, available ReadyAfter later);
+// without --pod-ready-after and no Ready pod whose readiness time can be measured, none, and why.
 func TestKindETADaemonSet(t *testing.T) {
-	w, revs, pods, nodes := surgeFixture(t, "0", "1")
+	w, revs, pods, nodes := surgeFixture(t, "1", "0")
 	m := KindMember{Ref: w.Ref(), State: &live.State{Workload: w, Revisions: revs, Pods: pods}, Nodes: nodes}
-	_, ok, basis := KindETA(context.Background(), fakeLive(), m, KindStatusConfig{}, kindNow) // no Ready pod of its own: said second
-	if ok || basis != "none: the DaemonSet planner has no timed model" {
-		t.Errorf("DaemonSet ETA: %v %q, want none naming DaemonSets", ok, basis)
+	ready := &estimate.Estimate{Source: estimate.SourceFlag, Min: 10 * time.Second, Median: 10 * time.Second, Max: 10 * time.Second}
+	eta, ok, basis := KindETA(context.Background(), fakeLive(), m, KindStatusConfig{ReadyAfter: ready}, kindNow)
+	if !ok || eta != 10*time.Second {
+		t.Errorf("DaemonSet ETA with --pod-ready-after 10s: %v %v (%s), want 10s", ok, eta, basis)
+	}
+	_, ok, basis = KindETA(context.Background(), fakeLive(), m, KindStatusConfig{}, kindNow)
+	if ok || basis != "none: no Ready pod to measure how long pods take (give --pod-ready-after)" {
+		t.Errorf("DaemonSet ETA unmeasured: %v %q, want none naming the missing measure", ok, basis)
 	}
 }
 
