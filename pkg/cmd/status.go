@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/kubectl/pkg/util/term"
@@ -181,7 +180,7 @@ func (o *StatusOptions) config() (status.Config, error) {
 		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter}, o.PodReadyAfter, o.SyncLatency)
 }
 
-// Run follows the selected rollouts (status.Follow), shows them and returns the exit code's
+// Run follows the selected rollouts (pipeline.FollowStatus), shows them and returns the exit code's
 // error: nil complete (or in progress without --watch), ExitStalled for a rollout that
 // exceeded its progress deadline, ExitTimedOut for --timeout, ExitFailFast for --fail-fast.
 func (o *StatusOptions) Run(ctx context.Context) error {
@@ -199,13 +198,12 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg.Feasible = pipeline.StatusChecks(o.Checks, func() (kubernetes.Interface, error) { return client, nil })
 	p, err := o.toPrinter()
 	if err != nil {
 		return err
 	}
 	show := printer.StatusShower(o.Out, p, o.Watch, o.Terminal, len(cfg.Names) == 1)
-	sts, timedOut, err := status.Follow(ctx, client, cfg, show)
+	sts, timedOut, err := pipeline.FollowStatus(ctx, client, cfg, o.Checks, show)
 	if err != nil {
 		return err
 	}

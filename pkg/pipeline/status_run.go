@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/status"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -78,4 +79,12 @@ func ReadContextsStatus(ctx context.Context, names []string, srcs []*Live, errs 
 	}
 	wg.Wait()
 	return results
+}
+
+// FollowStatus is status.Follow of cfg through client (show called at every change), with
+// checks (--checks: StatusChecks, their objects read through client once) run on each
+// rollout's remaining plan. It returns the last statuses and whether cfg.Timeout passed.
+func FollowStatus(ctx context.Context, client kubernetes.Interface, cfg status.Config, checks string, show func([]*status.Status) error) ([]*status.Status, bool, error) {
+	cfg.Feasible = StatusChecks(checks, func() (kubernetes.Interface, error) { return client, nil })
+	return status.Follow(ctx, client, cfg, show)
 }
