@@ -9,8 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -40,29 +39,15 @@ func runE(f cmdutil.Factory, o options) func(*cobra.Command, []string) error {
 func addReadinessFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "readiness", *p, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync), never (new pods never do: where does it stall?) or, for preview, timed (each pod a time after its creation: --pod-ready-after; steps get times and the plan an ETA).")
 	_ = cmd.RegisterFlagCompletionFunc("readiness", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var out []string
-		for _, r := range planner.Readinesses {
-			out = append(out, string(r))
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+		return pipeline.ReadinessNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
 // validateReadiness checks a --readiness value of a command without the timed model.
-func validateReadiness(s string) error {
-	if s == string(planner.ReadinessTimed) {
-		return fmt.Errorf("--readiness timed: only 'kubectl rollplan preview' has the timed model (with --pod-ready-after); use batched, instant or never here")
-	}
-	return validateAnyReadiness(s)
-}
+func validateReadiness(s string) error { return pipeline.ValidateReadiness(s, false) }
 
 // validateAnyReadiness checks a --readiness value, timed included.
-func validateAnyReadiness(s string) error {
-	if _, err := planner.ParseReadiness(s); err != nil {
-		return fmt.Errorf("--readiness: %w", err)
-	}
-	return nil
-}
+func validateAnyReadiness(s string) error { return pipeline.ValidateReadiness(s, true) }
 
 // Target is the one Deployment a command acts on (the target.Ref its arguments resolve to:
 // o.Namespace, o.Name) and the client that reaches it; the commands' Options embed it. A
@@ -73,15 +58,15 @@ type Target struct {
 	Client func() (kubernetes.Interface, error)
 }
 
-// load returns the client and the live state of the Deployment (loadLive: one GET, one LIST,
-// sent again through transient failures). Errors: the client's, or LoadLive's (one line
-// naming the object).
-func (t *Target) load(ctx context.Context) (kubernetes.Interface, *cluster.State, error) {
+// load returns the client and the live state of the Deployment (pipeline.LoadState: one GET,
+// one LIST, sent again through transient failures). Errors: the client's, or LoadLive's (one
+// line naming the object).
+func (t *Target) load(ctx context.Context) (kubernetes.Interface, *pipeline.State, error) {
 	client, err := t.Client()
 	if err != nil {
 		return nil, nil, err
 	}
-	state, err := loadLive(ctx, client, t.Namespace, t.Name)
+	state, err := pipeline.LoadState(ctx, func() (kubernetes.Interface, error) { return client, nil }, "", t.Namespace, t.Name, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -11,12 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // completionTimeout bounds the API calls one completion makes: a shell waits on them.
@@ -109,59 +106,43 @@ func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
 // the cluster's namespaces, --context, --cluster and --user with the kubeconfig's entries. Flags
 // root does not have, or that have a completion function already, are left alone.
 func RegisterGlobalFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
-	kubeconfig := func(entries func(clientcmdapi.Config) []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			cfg, err := f.ToRawKubeConfigLoader().RawConfig()
-			if err != nil {
-				cobra.CompDebugln("rollplan: read kubeconfig: "+err.Error(), true)
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return withPrefix(entries(cfg), toComplete), cobra.ShellCompDirectiveNoFileComp
+	for _, flag := range []string{"namespace", "context", "cluster", "user"} {
+		if root.PersistentFlags().Lookup(flag) == nil {
+			continue
 		}
-	}
-	fns := []struct {
-		flag string
-		fn   func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)
-	}{
-		{"namespace", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if _, exists := root.GetFlagCompletionFunc(flag); exists {
+			continue
+		}
+		_ = root.RegisterFlagCompletionFunc(flag, func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if flag != "namespace" {
+				cfg, err := f.ToRawKubeConfigLoader().RawConfig()
+				if err != nil {
+					cobra.CompDebugln("rollplan: read kubeconfig: "+err.Error(), true)
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return pipeline.KubeconfigNames(cfg, flag, toComplete), cobra.ShellCompDirectiveNoFileComp
+			}
 			client, err := f.KubernetesClientSet()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
-			defer cancel()
-			names, err := pipeline.NamespaceNames(ctx, client)
-			if err != nil {
-				cobra.CompDebugln("rollplan: "+err.Error(), true)
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
-		}},
-		{"context", kubeconfig(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.Contexts)) })},
-		{"cluster", kubeconfig(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.Clusters)) })},
-		{"user", kubeconfig(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.AuthInfos)) })},
-	}
-	for _, x := range fns {
-		if root.PersistentFlags().Lookup(x.flag) == nil {
-			continue
-		}
-		if _, exists := root.GetFlagCompletionFunc(x.flag); exists {
-			continue
-		}
-		_ = root.RegisterFlagCompletionFunc(x.flag, x.fn)
+			return completeWith(cmd, cobra.ShellCompDirectiveNoFileComp, func(ctx context.Context) ([]string, error) {
+				return pipeline.CompleteNamespaces(ctx, client, toComplete)
+			})
+		})
 	}
 }
 
-// withPrefix returns the sorted names that start with prefix.
-func withPrefix(names []string, prefix string) []string {
-	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, n)
-		}
+// completeWith returns what list completes within completionTimeout of cmd's context, and
+// directive; an error is written to cobra's debug log, never to the shell.
+func completeWith(cmd *cobra.Command, directive cobra.ShellCompDirective, list func(context.Context) ([]string, error)) ([]string, cobra.ShellCompDirective) {
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	comps, err := list(ctx)
+	if err != nil {
+		cobra.CompDebugln("rollplan: "+err.Error(), true)
 	}
-	slices.Sort(out)
-	return out
+	return comps, directive
 }
 
 // deploymentArgUse is how a command's Use line names a Deployment as its first argument; every
@@ -201,33 +182,16 @@ func AttachCompletions(root *cobra.Command, f cmdutil.Factory) {
 }
 
 // DeploymentNameCompletion returns a ValidArgsFunction for a command whose first argument is a
-// Deployment (NAME or TYPE/NAME, the forms of target.ParseName): it completes the names of the
-// Deployments in the namespace the command line selects (f resolves -n, --context,
-// --kubeconfig ...), keeping a typed "deploy/" (or "deployments.v1.apps/" ...) prefix; after a
-// bare type ("deployment <TAB>", kubectl's TYPE NAME) it completes plain names. Later arguments, and every error (no cluster, forbidden), complete nothing;
-// file completion is always off.
+// Deployment: pipeline.Completer.DeploymentName of the namespace the command line selects (f
+// resolves -n, --context, --kubeconfig ...). Every error (no cluster, forbidden) completes
+// nothing; file completion is always off.
 //
 //	cmd.ValidArgsFunction = DeploymentNameCompletion(f)
 func DeploymentNameCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 1 || len(args) == 1 && !target.IsDeploymentType(args[0]) {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		if len(args) == 1 && strings.Contains(toComplete, "/") {
-			return nil, cobra.ShellCompDirectiveNoFileComp // TYPE TYPE/NAME is refused
-		}
-		client, ns, err := completionClient(f)
-		if err != nil {
-			cobra.CompDebugln("rollplan: "+err.Error(), true)
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
-		defer cancel()
-		comps, err := pipeline.CompleteDeploymentNames(ctx, client, ns, toComplete)
-		if err != nil {
-			cobra.CompDebugln("rollplan: "+err.Error(), true)
-		}
-		return comps, cobra.ShellCompDirectiveNoFileComp
+		return completeWith(cmd, cobra.ShellCompDirectiveNoFileComp, func(ctx context.Context) ([]string, error) {
+			return completer(f).DeploymentName(ctx, args, toComplete)
+		})
 	}
 }
 
@@ -238,96 +202,51 @@ func takesManyNames(use string) bool {
 }
 
 // DeploymentNamesCompletion is DeploymentNameCompletion for a command that takes several
-// names (preview, history, undo, pause, resume, restart): every argument completes, not only
-// the first, leaving out the names already on the line; after a bare type ("deployment a
-// <TAB>") plain names. A command whose --diff is set (history: its later arguments are
-// revisions) completes only the first argument.
+// names (pipeline.Completer.DeploymentNames); a command whose --diff is set (history: its
+// later arguments are revisions) completes only the first argument.
 //
 //	cmd.ValidArgsFunction = DeploymentNamesCompletion(f)
 func DeploymentNamesCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	one := DeploymentNameCompletion(f)
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if len(args) == 0 || len(args) == 1 && target.IsDeploymentType(args[0]) {
-			return one(cmd, args, toComplete)
-		}
-		if d := cmd.Flags().Lookup("diff"); d != nil && d.Changed {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		typed := args
-		bareType := target.IsDeploymentType(args[0])
-		if bareType {
-			typed = args[1:]
-			if strings.Contains(toComplete, "/") {
-				return nil, cobra.ShellCompDirectiveNoFileComp // TYPE TYPE/NAME is refused
-			}
-		}
-		given := map[string]bool{}
-		for _, a := range typed {
-			if name, err := target.ParseName(a); err == nil {
-				given[name] = true
-			}
-		}
-		comps, directive := one(cmd, nil, toComplete)
-		var out []string
-		for _, c := range comps {
-			if name, err := target.ParseName(c); err == nil && given[name] {
-				continue
-			}
-			out = append(out, c)
-		}
-		return out, directive
+		d := cmd.Flags().Lookup("diff")
+		return completeWith(cmd, cobra.ShellCompDirectiveNoFileComp, func(ctx context.Context) ([]string, error) {
+			return completer(f).DeploymentNames(ctx, args, toComplete, d != nil && d.Changed)
+		})
 	}
 }
 
-// RevisionCompletion returns a flag completion function for --to-revision and --revision: the
-// revisions of the Deployment named by the command's first argument, read from the
-// deployment.kubernetes.io/revision annotations of the ReplicaSets it owns, newest first, each
-// described by its images ("3<TAB>nginx:1.27 (current)"). Without a Deployment argument, and on
-// any error, it completes nothing.
+// RevisionCompletion returns a flag completion function for --to-revision and --revision:
+// pipeline.Completer.Revisions of the Deployment named by the command's first argument, newest
+// first ("3<TAB>nginx:1.27 (current)"). Without a Deployment argument, and on any error, it
+// completes nothing.
 //
 //	cmd.RegisterFlagCompletionFunc("to-revision", RevisionCompletion(f))
 func RevisionCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if len(args) == 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+		var listed bool
+		comps, directive := completeWith(cmd, cobra.ShellCompDirectiveNoFileComp, func(ctx context.Context) (comps []string, err error) {
+			comps, listed, err = completer(f).Revisions(ctx, args, toComplete)
+			return comps, err
+		})
+		if listed {
+			directive |= cobra.ShellCompDirectiveKeepOrder
 		}
-		name, err := deploymentArg(args)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		client, ns, err := completionClient(f)
-		if err != nil {
-			cobra.CompDebugln("rollplan: "+err.Error(), true)
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
-		defer cancel()
-		comps, err := pipeline.CompleteRevisions(ctx, client, ns, name, toComplete)
-		if err != nil {
-			cobra.CompDebugln("rollplan: "+err.Error(), true)
-		}
-		return comps, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return comps, directive
 	}
 }
 
-// deploymentArg returns the Deployment the leading arguments name, as target.ParseArgs reads
-// them: TYPE NAME when the first is a bare Deployment type and a second follows, else the first
-// alone (later arguments are --diff's revisions).
-func deploymentArg(args []string) (string, error) {
-	if len(args) > 1 && target.IsDeploymentType(args[0]) {
-		return target.ParseArgs(args[:2])
-	}
-	return target.ParseName(args[0])
-}
-
-func completionClient(f cmdutil.Factory) (kubernetes.Interface, string, error) {
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return nil, "", fmt.Errorf("resolve namespace: %w", err)
-	}
-	client, err := f.KubernetesClientSet()
-	if err != nil {
-		return nil, "", fmt.Errorf("build client: %w", err)
-	}
-	return client, ns, nil
+// completer returns the pipeline.Completer of f: the namespace of -n or the kubeconfig, and
+// f's clientset.
+func completer(f cmdutil.Factory) pipeline.Completer {
+	return pipeline.Completer{Connect: func() (kubernetes.Interface, string, error) {
+		ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return nil, "", fmt.Errorf("resolve namespace: %w", err)
+		}
+		client, err := f.KubernetesClientSet()
+		if err != nil {
+			return nil, "", fmt.Errorf("build client: %w", err)
+		}
+		return client, ns, nil
+	}}
 }

@@ -14,13 +14,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // Exit codes of kubectl-rollplan. They are part of the CLI's contract (see README).
@@ -60,8 +61,8 @@ func (e *exitError) Error() string { return e.msg }
 // (nothing more is printed).
 func NewExitError(code int, msg string) error { return &exitError{code: code, msg: msg} }
 
-// HandleError prints err the way kubectl does ("error: ...", or the API server's message) and
-// returns the process exit code.
+// HandleError prints err the way kubectl does (printer.PrintError: "error: ...", or the API
+// server's message) and returns the process exit code.
 func HandleError(w io.Writer, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -70,14 +71,7 @@ func HandleError(w io.Writer, err error) int {
 		}
 		return ee.code
 	}
-	msg, ok := cmdutil.StandardErrorMessage(err)
-	if !ok {
-		msg = err.Error()
-		if !strings.HasPrefix(msg, "error: ") {
-			msg = "error: " + msg
-		}
-	}
-	fmt.Fprintln(w, strings.TrimRight(msg, "\n"))
+	printer.PrintError(w, err)
 	return ExitError
 }
 

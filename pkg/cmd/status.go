@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/kubectl/pkg/util/term"
@@ -175,34 +173,14 @@ func (o *StatusOptions) Validate() error {
 	return nil
 }
 
-// config returns status.Follow's configuration of the selection.
+// config returns status.Follow's configuration of the flags and the selection
+// (pipeline.StatusConfig).
 func (o *StatusOptions) config() (status.Config, error) {
-	sel := o.Selection
-	cfg := status.Config{Namespace: sel.Namespace, Watch: o.Watch, Timeout: o.Timeout, Now: o.Now, ETA: true,
-		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter}
-	if err := pipeline.SetStatusTiming(&cfg, o.PodReadyAfter, o.SyncLatency); err != nil {
-		return cfg, err
-	}
-	if sel.Bulk() {
-		ls, err := labels.Parse(sel.Scope().LabelSelector)
-		if err != nil {
-			return cfg, fmt.Errorf("-l %s: %w", sel.Selector, err)
-		}
-		cfg.Namespace, cfg.Selector = sel.Scope().Namespace, ls // -A: metav1.NamespaceAll
-		return cfg, nil
-	}
-	refs, err := sel.Resolve(context.Background()) // names: no request
-	if err != nil {
-		return cfg, err
-	}
-	for _, r := range refs {
-		cfg.Namespace = r.Namespace
-		cfg.Names = append(cfg.Names, r.Name)
-	}
-	return cfg, nil
+	return pipeline.StatusConfig(o.Selection, status.Config{Watch: o.Watch, Timeout: o.Timeout, Now: o.Now, ETA: true,
+		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter}, o.PodReadyAfter, o.SyncLatency)
 }
 
-// Run follows the selected rollouts (status.Follow), shows them and returns the exit code's
+// Run follows the selected rollouts (pipeline.FollowStatus), shows them and returns the exit code's
 // error: nil complete (or in progress without --watch), ExitStalled for a rollout that
 // exceeded its progress deadline, ExitTimedOut for --timeout, ExitFailFast for --fail-fast.
 func (o *StatusOptions) Run(ctx context.Context) error {
@@ -220,12 +198,12 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg.Feasible = pipeline.StatusChecks(o.Checks, func() (kubernetes.Interface, error) { return client, nil })
-	show, err := o.shower(len(cfg.Names) == 1)
+	p, err := o.toPrinter()
 	if err != nil {
 		return err
 	}
-	sts, timedOut, err := status.Follow(ctx, client, cfg, show)
+	show := printer.StatusShower(o.Out, p, o.Watch, o.Terminal, len(cfg.Names) == 1)
+	sts, timedOut, err := pipeline.FollowStatus(ctx, client, cfg, o.Checks, show)
 	if err != nil {
 		return err
 	}
@@ -236,29 +214,15 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	return exitOf(sts, timedOut, o.Timeout, o.FailFastAfter)
 }
 
-// exitOf turns the last statuses into the command's error (status.Summarize's result).
+// exitOf turns the last statuses into the command's error (status.Conclude's result and
+// message): ExitStalled, ExitTimedOut, ExitFailFast, or nil.
 func exitOf(sts []*status.Status, timedOut bool, timeout, failFastAfter time.Duration) error {
-	switch status.Summarize(sts, timedOut) {
-	case status.ResultFailed:
-		var names []string
-		for _, s := range sts {
-			if s.Phase == status.PhaseFailed {
-				names = append(names, fmt.Sprintf("%q", s.Name))
-			}
-		}
-		return NewExitError(ExitStalled, fmt.Sprintf("deployment %s exceeded its progress deadline", strings.Join(names, ", ")))
-	case status.ResultTimedOut:
-		return NewExitError(ExitTimedOut, fmt.Sprintf("timed out after %s waiting for the rollout to finish", timeout))
-	case status.ResultFailedFast:
-		var msgs []string
-		for _, s := range sts {
-			if s.FailedFast {
-				msgs = append(msgs, status.FailFastMessage(s, failFastAfter))
-			}
-		}
-		return NewExitError(ExitFailFast, strings.Join(msgs, "\nerror: "))
+	r, msg := status.Conclude(sts, timedOut, timeout, failFastAfter)
+	code := map[status.Result]int{status.ResultFailed: ExitStalled, status.ResultTimedOut: ExitTimedOut, status.ResultFailedFast: ExitFailFast}[r]
+	if code == ExitOK {
+		return nil
 	}
-	return nil
+	return NewExitError(code, msg)
 }
 
 // DefaultFailFastAfter is --fail-fast-after's default.
@@ -278,76 +242,10 @@ func validateFailFast(after time.Duration) error {
 	return nil
 }
 
-// shower returns how statuses are shown: -o prints the object (a RolloutStatusList with
-// several Deployments) at every change; on a terminal the human form is redrawn in place
-// (the block of one Deployment, the lines of several); otherwise, with --watch, a line per
-// Deployment whose line changed; without --watch, the block of one named Deployment or one
-// line per Deployment.
-func (o *StatusOptions) shower(one bool) (func([]*status.Status) error, error) {
-	if !o.Output.Human() {
-		p, err := o.Output.ToPrinter()
-		if err != nil {
-			return nil, err
-		}
-		changed := changeFilter()
-		return func(sts []*status.Status) error {
-			if !changed(sts) {
-				return nil
-			}
-			if one && len(sts) == 1 {
-				return p.PrintObj(printer.NewRolloutStatus(sts[0]), o.Out)
-			}
-			return p.PrintObj(printer.NewRolloutStatusList(sts), o.Out)
-		}, nil
+// toPrinter returns the -o printer, or nil for the human form.
+func (o *StatusOptions) toPrinter() (printers.ResourcePrinter, error) {
+	if o.Output.Human() {
+		return nil, nil
 	}
-	render := func(sts []*status.Status) string {
-		var b strings.Builder
-		if one && len(sts) == 1 {
-			_ = printer.PrintRolloutStatus(&b, printer.NewRolloutStatus(sts[0]))
-			return b.String()
-		}
-		for _, s := range sts {
-			b.WriteString(printer.StatusLine(printer.NewRolloutStatus(s)) + "\n")
-		}
-		return b.String()
-	}
-	switch {
-	case !o.Watch:
-		return func(sts []*status.Status) error { _, err := fmt.Fprint(o.Out, render(sts)); return err }, nil
-	case o.Terminal():
-		r := &printer.Redraw{W: o.Out}
-		return func(sts []*status.Status) error { return r.Draw(render(sts)) }, nil
-	}
-	last := map[string]string{}
-	return func(sts []*status.Status) error {
-		for _, s := range sts {
-			obj := printer.NewRolloutStatus(s)
-			key := printer.StatusKey(obj)
-			if last[s.Namespace+"/"+s.Name] == key {
-				continue
-			}
-			last[s.Namespace+"/"+s.Name] = key
-			if _, err := fmt.Fprintln(o.Out, printer.StatusLine(obj)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, nil
-}
-
-// changeFilter returns a function that reports whether statuses differ (by
-// printer.StatusKey) from those it was last given.
-func changeFilter() func([]*status.Status) bool {
-	var last string
-	return func(sts []*status.Status) bool {
-		var b strings.Builder
-		for _, s := range sts {
-			b.WriteString(printer.StatusKey(printer.NewRolloutStatus(s)) + "\n")
-		}
-		if b.String() == last {
-			return false
-		}
-		last = b.String()
-		return true
-	}
+	return o.Output.ToPrinter()
 }

@@ -2,12 +2,10 @@ package cmd
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
@@ -25,13 +23,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Print the plugin version and the controller version it models",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info := printer.VersionInfo{
-				Version:    version,
-				Commit:     commit,
-				GoVersion:  runtime.Version(),
-				Platform:   runtime.GOOS + "/" + runtime.GOARCH,
-				Controller: "kube-controller-manager " + planner.ControllerVersion,
-			}
+			info := printer.NewVersionInfo(version, commit)
 			switch output {
 			case "":
 				return printer.PrintVersion(streams.Out, info)
