@@ -164,3 +164,15 @@ func confirm(r io.Reader, w io.Writer, verb string) func([]rollout.Object, int) 
 		return askYes(r, w, printer.ConfirmPrompt(verb, ready, failed)), nil
 	}
 }
+
+// clientset returns the client, made once.
+func (w *Writer) clientset() (kubernetes.Interface, error) {
+	if w.client == nil {
+		client, err := w.Client()
+		if err != nil {
+			return nil, err
+		}
+		w.client = client
+	}
+	return w.client, nil
+}

@@ -23,8 +23,7 @@ type writeChecks struct {
 	// FailOnStall is --fail-on-stall: a plan the checks see stall exits ExitStalled, unwritten.
 	FailOnStall bool
 
-	cfg *pipeline.Config
-	src pipeline.Source
+	run *pipeline.WriteChecks
 }
 
 func newWriteChecks() writeChecks { return writeChecks{Checks: "all"} }
@@ -45,12 +44,16 @@ func (c *writeChecks) validate() error {
 // state, reading through client; the objects are read once per namespace for the command's
 // life. It returns the Result (nil: nothing to say) and the plan to show.
 func (c *writeChecks) check(ctx context.Context, client kubernetes.Interface, readiness planner.Readiness, state *cluster.State, desired *appsv1.Deployment, plan *planner.Plan) (*feasibility.Result, *planner.Plan, error) {
-	if c.cfg == nil {
-		checks, _ := feasibility.ParseChecks(c.Checks) // validate refused a bad value
-		c.cfg = &pipeline.Config{Readiness: readiness, Feasibility: checks}
-		c.src = pipeline.NewLive("", "", func() (kubernetes.Interface, error) { return client, nil })
+	return c.checks().Check(ctx, client, readiness, state, desired, plan)
+}
+
+// checks is the pipeline's checks of --checks, made once: the objects are read once per
+// namespace for the command's life.
+func (c *writeChecks) checks() *pipeline.WriteChecks {
+	if c.run == nil {
+		c.run = pipeline.NewWriteChecks(c.Checks)
 	}
-	return c.cfg.CheckWrite(ctx, c.src, state, desired, plan)
+	return c.run
 }
 
 // refuse is the error of a plan r stalls, with --fail-on-stall (exit ExitStalled, before any
