@@ -1,22 +1,17 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/kubernetes"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // writeChecks are the feasibility flags of the verbs that start a rollout after showing its
 // plan (undo, resume, restart): preview's --checks and --fail-on-stall, run through
-// pipeline.Config.CheckWrite on the plan shown before the write.
+// pipeline.WriteChecks on the plan shown before the write.
 type writeChecks struct {
 	// Checks is --checks (default all).
 	Checks string
@@ -38,13 +33,6 @@ func (c *writeChecks) addFlags(cmd *cobra.Command) {
 func (c *writeChecks) validate() error {
 	_, err := feasibility.ParseChecks(c.Checks)
 	return err
-}
-
-// check runs the checks on plan, the plan of desired (the Deployment the write makes) from
-// state, reading through client; the objects are read once per namespace for the command's
-// life. It returns the Result (nil: nothing to say) and the plan to show.
-func (c *writeChecks) check(ctx context.Context, client kubernetes.Interface, readiness planner.Readiness, state *cluster.State, desired *appsv1.Deployment, plan *planner.Plan) (*feasibility.Result, *planner.Plan, error) {
-	return c.checks().Check(ctx, client, readiness, state, desired, plan)
 }
 
 // checks is the pipeline's checks of --checks, made once: the objects are read once per

@@ -59,3 +59,10 @@ func (c *WriteChecks) Check(ctx context.Context, client kubernetes.Interface, re
 	}
 	return c.cfg.CheckWrite(ctx, c.src, state, desired, plan)
 }
+
+// FieldManager is the field manager rollplan's writes are recorded under (kube.FieldManager).
+const FieldManager = kube.FieldManager
+
+// ReloadFieldManager is the field manager of reload's writes (kube.ReloadFieldManager: not
+// "kubectl"-prefixed, so Flux does not take its fields over).
+const ReloadFieldManager = kube.ReloadFieldManager
