@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,17 +115,5 @@ func fleetExit(failed []string, stalled int, failOnStall bool) error {
 	return nil
 }
 
-// newList returns kubectl's v1 List (kind List, as `kubectl get a b -o json` prints) of
-// objects, for -o of a command whose object has no list kind of its own.
-func newList(objs []runtime.Object) (*corev1.List, error) {
-	l := &corev1.List{Items: make([]runtime.RawExtension, 0, len(objs))}
-	l.APIVersion, l.Kind = "v1", "List"
-	for _, o := range objs {
-		raw, err := json.Marshal(o)
-		if err != nil {
-			return nil, err
-		}
-		l.Items = append(l.Items, runtime.RawExtension{Raw: raw})
-	}
-	return l, nil
-}
+// newList is printer.NewList: kubectl's v1 List of objects.
+func newList(objs []runtime.Object) (*corev1.List, error) { return printer.NewList(objs) }
