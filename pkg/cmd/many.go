@@ -11,7 +11,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -81,24 +80,6 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 	}
 	w.Refs, w.Several = refs, true
 	return nil
-}
-
-// loadObject returns the client (made once) and the live state of one Deployment
-// (loadLive: one GET, one LIST, sent again through transient failures). Errors: the client's, or LoadLive's (one line naming
-// the object).
-func (w *Writer) loadObject(ctx context.Context, ref rollout.Object) (kubernetes.Interface, *cluster.State, error) {
-	if w.client == nil {
-		client, err := w.Client()
-		if err != nil {
-			return nil, nil, err
-		}
-		w.client = client
-	}
-	state, err := loadLive(ctx, w.client, ref.Namespace, ref.Name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return w.client, state, nil
 }
 
 // asks reports whether the verb asks once before writing: several Deployments, a real run,
