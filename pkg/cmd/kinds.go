@@ -14,7 +14,6 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -46,7 +45,7 @@ type KindsOptions struct {
 
 	// Change, Readiness, StateFile and ExplicitNamespace are preview's (completePreview).
 	Change            pipeline.KindChange
-	Readiness         planner.Readiness
+	Readiness         pipeline.Readiness
 	StateFile         string
 	ExplicitNamespace bool
 	// Checks are preview's --checks (parsed) and FailOnStall its --fail-on-stall.
