@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -53,4 +55,71 @@ func PreviewKindWrite(ctx context.Context, client kubernetes.Interface, ref targ
 		return nil, err
 	}
 	return &KindWrite{Workload: st.Workload, Patch: u.Patch, Operation: u.Message, Undo: u}, nil
+}
+
+// SelectKindRefs resolves a StatefulSet/DaemonSet selection: the names of args in namespace
+// (no request), or one LIST of args' kind (live.List) in namespace ("" with allNamespaces)
+// with selector (-l; "" for --all). Errors: the LIST's.
+func SelectKindRefs(ctx context.Context, client kubernetes.Interface, args target.KindArgs, namespace string, allNamespaces bool, selector string) ([]target.KindRef, error) {
+	if len(args.Refs) > 0 {
+		out := make([]target.KindRef, len(args.Refs))
+		for i, r := range args.Refs {
+			r.Namespace = namespace
+			out[i] = r
+		}
+		return out, nil
+	}
+	if allNamespaces {
+		namespace = ""
+	}
+	return live.List(ctx, client, args.Kind, namespace, selector)
+}
+
+// KindsNoun names the selection's kind in the plural ("StatefulSets"; "StatefulSets and
+// DaemonSets" when args name both kinds).
+func KindsNoun(args target.KindArgs) string {
+	if args.Kind != "" {
+		return string(args.Kind) + "s"
+	}
+	kind := args.Refs[0].Kind
+	for _, r := range args.Refs {
+		if r.Kind != kind {
+			return "StatefulSets and DaemonSets"
+		}
+	}
+	return string(kind) + "s"
+}
+
+// RefuseKinds is kubectl's answer to pause and resume (verb) of StatefulSets and DaemonSets
+// (workload.Refuse), before anything is read: one line per object named, or one for -l/--all.
+func RefuseKinds(verb string, args target.KindArgs) error {
+	var errs []string
+	for _, r := range args.Refs {
+		errs = append(errs, workload.Refuse(verb, r).Error())
+	}
+	if len(errs) == 0 {
+		return workload.Refuse(verb, target.KindRef{Kind: args.Kind, Name: "-l/--all"})
+	}
+	if len(errs) == 1 {
+		return errors.New(errs[0])
+	}
+	return fmt.Errorf("%v", errs)
+}
+
+// ReadKindHistory reads ref (live.Load: the object, its ControllerRevisions and pods) and
+// builds its history (workload.BuildHistory). Errors: the read's, BuildHistory's, and
+// kubectl's revision not found when revision (--revision, 0: none) is not in it.
+func ReadKindHistory(ctx context.Context, client kubernetes.Interface, ref target.KindRef, revision int64) (*workload.History, error) {
+	st, err := live.Load(ctx, client, ref)
+	if err != nil {
+		return nil, err
+	}
+	h, err := workload.BuildHistory(st.Workload, st.Revisions, st.Pods)
+	if err != nil {
+		return nil, err
+	}
+	if revision > 0 && h.Find(revision) == nil {
+		return nil, workload.RevisionNotFound(revision)
+	}
+	return h, nil
 }
