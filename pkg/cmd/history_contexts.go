@@ -29,14 +29,11 @@ func (c *ContextFlags) selectContexts(ctx context.Context, sel pipeline.Selectio
 // Exit 1 if anything failed.
 func (o *HistoryOptions) runContexts(ctx context.Context) error {
 	sel := o.Fleet.Selection
-	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope(), ExplicitNamespace: sel.EnforceNamespace, RequireNamespace: true}
-	if !ps.Bulk {
-		refs, err := sel.Resolve(ctx)
-		if err != nil {
-			return err
-		}
-		ps.Refs = refs
+	ps, err := pipeline.SelectionOf(ctx, sel)
+	if err != nil {
+		return err
 	}
+	ps.ExplicitNamespace, ps.RequireNamespace = sel.EnforceNamespace, true
 	perContext, errs := o.Contexts.selectContexts(ctx, ps)
 	hs, failed := pipeline.Histories(slices.Concat(perContext...))
 	if o.Output.Human() {
