@@ -38,33 +38,9 @@ func (o *KindsOptions) write(ctx context.Context, client kubernetes.Interface, r
 	if o.Output != "" {
 		result = o.ErrOut
 	}
-	var failed []string
-	for _, kw := range ready {
-		ref := kw.Workload.Ref()
-		if kw.Patch != nil {
-			if perr := o.sink().Workload(ctx, client, kw.Workload, kw.Patch); perr != nil {
-				if !o.several() {
-					return o.failure(perr)
-				}
-				fmt.Fprintf(o.ErrOut, "error: %s (namespace %s): %v\n", ref, ref.Namespace, perr)
-				failed = append(failed, ref.String())
-				continue
-			}
-		}
-		if perr := printer.PrintWorkloadResult(result, ref.String(), kw.Operation, o.DryRun); perr != nil {
-			return perr
-		}
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%s failed for %d: %v", o.Verb, len(failed), failed)
-	}
-	return err
-}
-
-// failure words a failed undo as kubectl does ("failed restoring revision N: ...").
-func (o *KindsOptions) failure(err error) error {
-	if o.Verb == "undo" {
-		return fmt.Errorf("failed restoring revision %d: %w", o.ToRevision, err)
+	ws := pipeline.KindWrites{Verb: o.Verb, ToRevision: o.ToRevision, Several: o.several(), Sink: o.sink()}
+	if werr := ws.Send(ctx, client, ready, printer.KindWriteReport{Result: result, ErrOut: o.ErrOut, DryRun: o.DryRun}); werr != nil {
+		return werr
 	}
 	return err
 }

@@ -123,3 +123,57 @@ func ReadKindHistory(ctx context.Context, client kubernetes.Interface, ref targe
 	}
 	return h, nil
 }
+
+// KindWriteReport is what KindWrites.Send tells as it goes (printer.KindWriteReport prints
+// it): an object of several whose write failed, and each object written with kubectl's word.
+type KindWriteReport interface {
+	Failed(ref target.KindRef, err error)
+	Done(ref target.KindRef, operation string) error
+}
+
+// KindWrites are the writes of undo or restart (Verb) of StatefulSets and DaemonSets, once
+// previewed and confirmed: each patch through Sink (nothing for a skipped rollback).
+type KindWrites struct {
+	Verb string
+	// ToRevision is undo's --to-revision, for kubectl's wording of a failure.
+	ToRevision int64
+	// Several: the selection was not one object named.
+	Several bool
+	Sink    Sink
+}
+
+// Send sends each of ready in order and reports it. One object: its failure is the error,
+// worded as kubectl's ("failed restoring revision N: ..." for undo). Several: a failure is
+// reported and the others go on; the error then names each that failed ("undo failed for
+// 2: [...]"). Errors: also Done's (printing a result).
+func (k KindWrites) Send(ctx context.Context, client kubernetes.Interface, ready []*KindWrite, rep KindWriteReport) error {
+	var failed []string
+	for _, kw := range ready {
+		ref := kw.Workload.Ref()
+		if kw.Patch != nil {
+			if err := k.Sink.Workload(ctx, client, kw.Workload, kw.Patch); err != nil {
+				if !k.Several {
+					return k.failure(err)
+				}
+				rep.Failed(ref, err)
+				failed = append(failed, ref.String())
+				continue
+			}
+		}
+		if err := rep.Done(ref, kw.Operation); err != nil {
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%s failed for %d: %v", k.Verb, len(failed), failed)
+	}
+	return nil
+}
+
+// failure words a failed undo as kubectl does ("failed restoring revision N: ...").
+func (k KindWrites) failure(err error) error {
+	if k.Verb == "undo" {
+		return fmt.Errorf("failed restoring revision %d: %w", k.ToRevision, err)
+	}
+	return err
+}

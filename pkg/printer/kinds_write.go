@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
@@ -46,4 +47,24 @@ func kindStrategyWords(w workload.Workload) string {
 	default:
 		return "RollingUpdate: node by node, within maxUnavailable and maxSurge"
 	}
+}
+
+// KindWriteReport prints what pipeline.KindWrites.Send tells: a failed object's line on
+// ErrOut ("error: statefulset.apps/db (namespace shop): ..."), each result line on Result
+// (PrintWorkloadResult under DryRun).
+type KindWriteReport struct {
+	Result, ErrOut io.Writer
+	DryRun         cmdutil.DryRunStrategy
+}
+
+var _ pipeline.KindWriteReport = KindWriteReport{}
+
+// Failed prints ref's failure line.
+func (r KindWriteReport) Failed(ref target.KindRef, err error) {
+	fmt.Fprintf(r.ErrOut, "error: %s (namespace %s): %v\n", ref, ref.Namespace, err)
+}
+
+// Done prints ref's result line.
+func (r KindWriteReport) Done(ref target.KindRef, operation string) error {
+	return PrintWorkloadResult(r.Result, ref.String(), operation, r.DryRun)
 }
