@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,27 +65,10 @@ func (t *Targets) many() bool {
 	return t.Selection != nil && !t.Selection.One()
 }
 
-// load reads the selected Deployments through the pipeline's Source (pipeline.Live of t's
-// client, or pipeline.File of stateFile) and its Select: -l/--all/-A, two paginated LISTs
-// (Deployments, ReplicaSets) whatever their number, retried through transient failures;
-// names, each a GET and a LIST (or the state file), its failure kept on its member. Errors:
-// the names' (Selection.Resolve), the client's, and a failed fleet LIST (nothing can be
-// planned then).
+// load reads the selected Deployments through the pipeline's one Select
+// (pipeline.SelectFrom: Live of t's client, or File of stateFile). Errors: SelectFrom's.
 func (t *Targets) load(ctx context.Context, stateFile string) ([]fleetMember, error) {
-	sel := t.Selection
-	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope()}
-	if !ps.Bulk {
-		refs, err := sel.Resolve(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ps.Refs = refs
-	}
-	var src pipeline.Source = pipeline.NewLive("", "", t.Client)
-	if stateFile != "" {
-		src = pipeline.NewFile(stateFile)
-	}
-	return src.Select(ctx, ps)
+	return pipeline.SelectFrom(ctx, t.Selection, t.Client, stateFile)
 }
 
 // failures prints each failed Deployment's error on w as one line naming it
@@ -116,17 +98,5 @@ func fleetExit(failed []string, stalled int, failOnStall bool) error {
 	return nil
 }
 
-// newList returns kubectl's v1 List (kind List, as `kubectl get a b -o json` prints) of
-// objects, for -o of a command whose object has no list kind of its own.
-func newList(objs []runtime.Object) (*corev1.List, error) {
-	l := &corev1.List{Items: make([]runtime.RawExtension, 0, len(objs))}
-	l.APIVersion, l.Kind = "v1", "List"
-	for _, o := range objs {
-		raw, err := json.Marshal(o)
-		if err != nil {
-			return nil, err
-		}
-		l.Items = append(l.Items, runtime.RawExtension{Raw: raw})
-	}
-	return l, nil
-}
+// newList is printer.NewList: kubectl's v1 List of objects.
+func newList(objs []runtime.Object) (*corev1.List, error) { return printer.NewList(objs) }

@@ -5,20 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/exec"
-	"sigs.k8s.io/yaml"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
@@ -201,11 +197,11 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 	}
 	h := rollout.BuildHistory(state.Deployment, state.ReplicaSets)
 	if o.Revision > 0 && h.Find(o.Revision) == nil {
-		return revisionError(h, o.Revision)
+		return pipeline.RevisionError(h, o.Revision)
 	}
 	switch {
 	case o.Diff:
-		return o.printDiff(h, state)
+		return o.printDiff(h, state.Deployment)
 	case !o.Output.Human():
 		p, err := o.Output.ToPrinter()
 		if err != nil {
@@ -219,136 +215,13 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 	}
 }
 
-// revisionError is kubectl's "unable to find the specified revision", with the revisions
-// that exist.
-func revisionError(h *rollout.History, n int64) error {
-	nums := h.Numbers()
-	if len(nums) == 0 {
-		return fmt.Errorf("unable to find the specified revision %d: deployment %q has no revisions", n, h.Name)
-	}
-	s := make([]string, len(nums))
-	for i, v := range nums {
-		s[i] = strconv.FormatInt(v, 10)
-	}
-	return fmt.Errorf("unable to find the specified revision %d: revisions of deployment %q are %s", n, h.Name, strings.Join(s, ", "))
-}
-
-// diffSide is one side of --diff: a label and the template's YAML.
-type diffSide struct {
-	label, yaml string
-}
-
-func (o *HistoryOptions) printDiff(h *rollout.History, state *cluster.State) error {
-	from, to, err := o.diffSides(h, state)
+func (o *HistoryOptions) printDiff(h *rollout.History, d *appsv1.Deployment) error {
+	from, to, err := pipeline.DiffSides(h, d, o.DiffFrom, o.DiffTo)
 	if err != nil {
 		return err
 	}
 	if env := o.Getenv("KUBECTL_EXTERNAL_DIFF"); env != "" {
-		return o.externalDiff(env, from, to)
+		return pipeline.ExternalDiff(o.Exec, env, o.Namespace, o.Name, from, to, o.Out, o.ErrOut)
 	}
-	return printer.PrintTemplateDiff(o.Out, from.label, to.label, rollout.UnifiedDiff(from.label, to.label, from.yaml, to.yaml))
-}
-
-// diffSides resolves --diff [A B]: by default the previous revision (the one `kubectl rollout
-// undo` returns to) against the current one, or, when the Deployment's template matches no
-// revision yet, the latest revision against the Deployment's template.
-func (o *HistoryOptions) diffSides(h *rollout.History, state *cluster.State) (diffSide, diffSide, error) {
-	side := func(n int64) (diffSide, error) {
-		r := h.Find(n)
-		if r == nil {
-			return diffSide{}, revisionError(h, n)
-		}
-		y, err := yaml.Marshal(r.Template())
-		return diffSide{label: fmt.Sprintf("revision %d (replicaset %s)", n, r.ReplicaSet.Name), yaml: string(y)}, err
-	}
-	if o.DiffFrom != 0 {
-		a, err := side(o.DiffFrom)
-		if err != nil {
-			return a, a, err
-		}
-		b, err := side(o.DiffTo)
-		return a, b, err
-	}
-	nums := h.Numbers()
-	if cur := h.Current(); cur != nil {
-		var prev int64
-		for _, n := range nums {
-			if n < cur.Revision {
-				prev = n
-			}
-		}
-		if prev == 0 {
-			return diffSide{}, diffSide{}, fmt.Errorf("deployment %q has no revision before the current one (%d): nothing to diff; give two revisions with --diff A B", h.Name, cur.Revision)
-		}
-		a, err := side(prev)
-		if err != nil {
-			return a, a, err
-		}
-		b, err := side(cur.Revision)
-		return a, b, err
-	}
-	if len(nums) == 0 {
-		return diffSide{}, diffSide{}, fmt.Errorf("deployment %q has no revisions: nothing to diff", h.Name)
-	}
-	a, err := side(nums[len(nums)-1])
-	if err != nil {
-		return a, a, err
-	}
-	y, err := yaml.Marshal(&state.Deployment.Spec.Template)
-	return a, diffSide{label: fmt.Sprintf("deployment.apps/%s spec.template (not rolled out yet)", h.Name), yaml: string(y)}, err
-}
-
-// externalDiff writes both sides to files of the same name in two temporary directories and
-// runs KUBECTL_EXTERNAL_DIFF on the directories, as `kubectl diff` does. Exit status 1 (the
-// files differ) is not an error.
-func (o *HistoryOptions) externalDiff(env string, from, to diffSide) error {
-	file := fmt.Sprintf("apps.v1.Deployment.%s.%s.spec.template.yaml", o.Namespace, o.Name)
-	var dirs [2]string
-	for i, s := range []diffSide{from, to} {
-		prefix := "FROM-"
-		if i == 1 {
-			prefix = "TO-"
-		}
-		dir, err := os.MkdirTemp("", prefix)
-		if err != nil {
-			return fmt.Errorf("diff: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		content := "# " + s.label + "\n" + s.yaml
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o600); err != nil {
-			return fmt.Errorf("diff: %w", err)
-		}
-		dirs[i] = dir
-	}
-	program, args := externalDiffCommand(env, dirs[0], dirs[1])
-	cmd := o.Exec.Command(program, args...)
-	cmd.SetStdout(o.Out)
-	cmd.SetStderr(o.ErrOut)
-	err := cmd.Run()
-	var exitErr exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &exitErr) && exitErr.ExitStatus() <= 1:
-		return nil
-	default:
-		return fmt.Errorf("failed to run %q: %v", program, err)
-	}
-}
-
-// validDiffArg is the filter kubectl applies to the arguments in KUBECTL_EXTERNAL_DIFF.
-var validDiffArg = regexp.MustCompile(`^[a-zA-Z0-9-=]+$`).MatchString
-
-// externalDiffCommand splits KUBECTL_EXTERNAL_DIFF on spaces into the program and its
-// arguments, keeping only arguments of letters, digits, '-' and '=', then appends from and
-// to. Mirrors DiffProgram.getCommand, k8s.io/kubectl/pkg/cmd/diff/diff.go, v0.36.3.
-func externalDiffCommand(env, from, to string) (string, []string) {
-	fields := strings.Split(env, " ")
-	var args []string
-	for _, a := range fields[1:] {
-		if validDiffArg(a) {
-			args = append(args, a)
-		}
-	}
-	return fields[0], append(args, from, to)
+	return printer.PrintTemplateDiff(o.Out, from.Label, to.Label, rollout.UnifiedDiff(from.Label, to.Label, from.YAML, to.YAML))
 }

@@ -3,32 +3,22 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"sync"
-
-	"k8s.io/apimachinery/pkg/runtime"
+	"slices"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
-// selectContexts selects sel in every context's Source at the same time (pipeline.Source
-// Select, the one selection path). members[i] and errs[i] are context i's.
+// selectContexts selects sel in every context's Source at the same time (pipeline.SelectEach,
+// the one selection path). members[i] and errs[i] are context i's.
 func (c *ContextFlags) selectContexts(ctx context.Context, sel pipeline.Selection) ([][]pipeline.Member, []error) {
 	srcs, errs := c.sources()
-	members := make([][]pipeline.Member, len(srcs))
-	var wg sync.WaitGroup
-	for i, src := range srcs {
-		if src == nil {
-			continue
+	members, selErrs := pipeline.SelectEach(ctx, srcs, sel)
+	for i, err := range selErrs {
+		if err != nil {
+			errs[i] = err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			members[i], errs[i] = src.Select(ctx, sel)
-		}()
 	}
-	wg.Wait()
 	return members, errs
 }
 
@@ -39,40 +29,16 @@ func (c *ContextFlags) selectContexts(ctx context.Context, sel pipeline.Selectio
 // Exit 1 if anything failed.
 func (o *HistoryOptions) runContexts(ctx context.Context) error {
 	sel := o.Fleet.Selection
-	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope(), ExplicitNamespace: sel.EnforceNamespace, RequireNamespace: true}
-	if !ps.Bulk {
-		refs, err := sel.Resolve(ctx)
-		if err != nil {
-			return err
-		}
-		ps.Refs = refs
+	ps, err := pipeline.SelectionOf(ctx, sel)
+	if err != nil {
+		return err
 	}
+	ps.ExplicitNamespace, ps.RequireNamespace = sel.EnforceNamespace, true
 	perContext, errs := o.Contexts.selectContexts(ctx, ps)
-	var objs []runtime.Object
-	var failed []pipeline.Member
-	now, first, found := o.Now(), true, false
-	for _, members := range perContext {
-		for _, m := range members {
-			found = true
-			if m.Err != nil {
-				failed = append(failed, m)
-				continue
-			}
-			h := rollout.BuildHistory(m.State.Deployment, m.State.ReplicaSets)
-			if !o.Output.Human() {
-				rh := printer.NewRolloutHistory(h, 0)
-				rh.Context = m.Source
-				objs = append(objs, rh)
-				continue
-			}
-			if !first {
-				fmt.Fprintln(o.Out)
-			}
-			first = false
-			fmt.Fprintf(o.Out, "Context: %s\n", m.Source)
-			if err := printer.PrintHistory(o.Out, h, now); err != nil {
-				return err
-			}
+	hs, failed := pipeline.Histories(slices.Concat(perContext...))
+	if o.Output.Human() {
+		if err := printer.PrintHistories(o.Out, hs, o.Now(), true); err != nil {
+			return err
 		}
 	}
 	failedContexts := 0
@@ -81,11 +47,11 @@ func (o *HistoryOptions) runContexts(ctx context.Context) error {
 			failedContexts++
 		}
 	}
-	if !found && failedContexts == 0 {
+	if len(hs)+len(failed) == 0 && failedContexts == 0 {
 		fmt.Fprintln(o.ErrOut, noneFound(sel.Scope().Namespace))
 	}
 	if !o.Output.Human() {
-		if err := o.printList(objs); err != nil {
+		if err := o.printList(hs, true); err != nil {
 			return err
 		}
 	}

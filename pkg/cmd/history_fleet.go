@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
 // runFleet prints the history of every selected Deployment: one section each (the history of
@@ -21,43 +19,24 @@ func (o *HistoryOptions) runFleet(ctx context.Context) error {
 	if len(members) == 0 {
 		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
 	}
-	var failed []fleetMember
-	var objs []runtime.Object
-	now := o.Now()
-	first := true
-	for _, m := range members {
-		if m.Err != nil {
-			failed = append(failed, m)
-			continue
-		}
-		h := rollout.BuildHistory(m.State.Deployment, m.State.ReplicaSets)
-		if !o.Output.Human() {
-			objs = append(objs, printer.NewRolloutHistory(h, 0))
-			continue
-		}
-		if !first {
-			fmt.Fprintln(o.Out)
-		}
-		first = false
-		if err := printer.PrintHistory(o.Out, h, now); err != nil {
+	hs, failed := pipeline.Histories(members)
+	if o.Output.Human() {
+		if err := printer.PrintHistories(o.Out, hs, o.Now(), false); err != nil {
 			return err
 		}
-	}
-	if !o.Output.Human() {
-		if err := o.printList(objs); err != nil {
-			return err
-		}
+	} else if err := o.printList(hs, false); err != nil {
+		return err
 	}
 	return fleetExit(o.Fleet.failures(o.ErrOut, failed), 0, false)
 }
 
-// printList prints objs as a v1 List through -o's printer.
-func (o *HistoryOptions) printList(objs []runtime.Object) error {
+// printList prints hs as a v1 List of RolloutHistory through -o's printer (printer.NewHistoryList).
+func (o *HistoryOptions) printList(hs []pipeline.MemberHistory, contexts bool) error {
 	p, err := o.Output.ToPrinter()
 	if err != nil {
 		return err
 	}
-	l, err := newList(objs)
+	l, err := printer.NewHistoryList(hs, contexts)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,8 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
-	"github.com/rollplan/kubectl-rollplan/pkg/workload"
-	"github.com/rollplan/kubectl-rollplan/pkg/workload/live"
 )
 
 // KindsOptions are the flags and dependencies of history, undo, restart, pause, resume and
@@ -46,7 +43,7 @@ type KindsOptions struct {
 
 	// Change, Readiness, StateFile and ExplicitNamespace are preview's (completePreview).
 	Change            pipeline.KindChange
-	Readiness         planner.Readiness
+	Readiness         pipeline.Readiness
 	StateFile         string
 	ExplicitNamespace bool
 	// Checks are preview's --checks (parsed) and FailOnStall its --fail-on-stall.
@@ -211,37 +208,14 @@ func (o *KindsOptions) Validate() error {
 	return nil
 }
 
-// refs resolves the selection: the names in the namespace, or one LIST of the kind with -l,
-// --all or -A.
+// refs resolves the selection (pipeline.SelectKindRefs): the names in the namespace, or one
+// LIST of the kind with -l, --all or -A.
 func (o *KindsOptions) refs(ctx context.Context, client kubernetes.Interface) ([]target.KindRef, error) {
-	if len(o.Args.Refs) > 0 {
-		out := make([]target.KindRef, len(o.Args.Refs))
-		for i, r := range o.Args.Refs {
-			r.Namespace = o.Namespace
-			out[i] = r
-		}
-		return out, nil
-	}
-	ns := o.Namespace
-	if o.AllNamespaces {
-		ns = ""
-	}
-	return live.List(ctx, client, o.Args.Kind, ns, o.Selector)
+	return pipeline.SelectKindRefs(ctx, client, o.Args, o.Namespace, o.AllNamespaces, o.Selector)
 }
 
-// noun names the selection's kind in the plural ("StatefulSets"; "objects" for both kinds).
-func (o *KindsOptions) noun() string {
-	if o.Args.Kind != "" {
-		return string(o.Args.Kind) + "s"
-	}
-	kind := o.Args.Refs[0].Kind
-	for _, r := range o.Args.Refs {
-		if r.Kind != kind {
-			return "StatefulSets and DaemonSets"
-		}
-	}
-	return string(kind) + "s"
-}
+// noun names the selection's kind in the plural (pipeline.KindsNoun).
+func (o *KindsOptions) noun() string { return pipeline.KindsNoun(o.Args) }
 
 // several reports whether the selection is not one object named.
 func (o *KindsOptions) several() bool { return len(o.Args.Refs) != 1 }
@@ -299,32 +273,13 @@ func (o *KindsOptions) each(refs []target.KindRef, fn func(target.KindRef) error
 }
 
 // refuse is kubectl's answer to pause and resume of these kinds, before anything is read.
-func (o *KindsOptions) refuse() error {
-	var errs []string
-	for _, r := range o.Args.Refs {
-		errs = append(errs, workload.Refuse(o.Verb, r).Error())
-	}
-	if len(errs) == 0 {
-		return workload.Refuse(o.Verb, target.KindRef{Kind: o.Args.Kind, Name: "-l/--all"})
-	}
-	if len(errs) == 1 {
-		return errors.New(errs[0])
-	}
-	return fmt.Errorf("%v", errs)
-}
+func (o *KindsOptions) refuse() error { return pipeline.RefuseKinds(o.Verb, o.Args) }
 
-// history prints one object's history (-o: a WorkloadHistory).
+// history prints one object's history (pipeline.ReadKindHistory; -o: a WorkloadHistory).
 func (o *KindsOptions) history(ctx context.Context, client kubernetes.Interface, ref target.KindRef) error {
-	st, err := live.Load(ctx, client, ref)
+	h, err := pipeline.ReadKindHistory(ctx, client, ref, o.Revision)
 	if err != nil {
 		return err
-	}
-	h, err := workload.BuildHistory(st.Workload, st.Revisions, st.Pods)
-	if err != nil {
-		return err
-	}
-	if o.Revision > 0 && h.Find(o.Revision) == nil {
-		return workload.RevisionNotFound(o.Revision)
 	}
 	switch {
 	case o.Output != "":

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -11,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -83,24 +82,6 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 	return nil
 }
 
-// loadObject returns the client (made once) and the live state of one Deployment
-// (loadLive: one GET, one LIST, sent again through transient failures). Errors: the client's, or LoadLive's (one line naming
-// the object).
-func (w *Writer) loadObject(ctx context.Context, ref rollout.Object) (kubernetes.Interface, *cluster.State, error) {
-	if w.client == nil {
-		client, err := w.Client()
-		if err != nil {
-			return nil, nil, err
-		}
-		w.client = client
-	}
-	state, err := loadLive(ctx, w.client, ref.Namespace, ref.Name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return w.client, state, nil
-}
-
 // asks reports whether the verb asks once before writing: several Deployments, a real run,
 // no --yes.
 func (w *Writer) asks() bool {
@@ -116,11 +97,10 @@ func (w *Writer) checkConfirm(verb string) error {
 	return fmt.Errorf("standard input is not a terminal, so %s cannot ask before changing several Deployments: pass --yes to %s them without asking, or --dry-run=client to preview only", verb, verb)
 }
 
-// runBatch runs b over the Writer's Deployments. Each success prints kubectl's result line
-// to result ("deployment.apps/web restarted"). One named Deployment behaves as the verb
-// always has: its error is returned as it is. Several: each failure is named on stderr as
-// it happens (printer.PrintFailure), the others go on, and the error (exit code 1) names
-// each that failed; a declined confirmation writes nothing and is not an error.
+// runBatch runs b over the Writer's Deployments (pipeline.RunBatch), asking once first when
+// it asks; printer.BatchReport prints each result line to result ("deployment.apps/web
+// restarted") and each failure and a declined confirmation on stderr. None selected is a
+// line on stderr and no error.
 func runBatch[T any](ctx context.Context, w *Writer, streams genericiooptions.IOStreams, verb string, result io.Writer, b rollout.Batch[T]) error {
 	objs := w.objects()
 	if len(objs) == 0 {
@@ -133,28 +113,7 @@ func runBatch[T any](ctx context.Context, w *Writer, streams genericiooptions.IO
 	if w.asks() {
 		b.Confirm = confirm(streams.In, streams.ErrOut, verb)
 	}
-	b.Report = func(r rollout.Result) {
-		switch {
-		case r.Err != nil && w.Several:
-			printer.PrintFailure(streams.ErrOut, printer.Failure{Namespace: r.Namespace, Name: r.Name, Err: r.Err})
-		case r.Err == nil && r.Operation != "":
-			if err := printer.PrintResult(result, r.Name, r.Operation, w.DryRun); err != nil {
-				fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
-			}
-		}
-	}
-	results, err := b.Run(ctx, objs)
-	if errors.Is(err, rollout.ErrDeclined) {
-		printer.PrintDeclined(streams.ErrOut, verb)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !w.Several && len(results) == 1 {
-		return results[0].Err
-	}
-	return results.Err(verb)
+	return pipeline.RunBatch(ctx, verb, objs, w.Several, b, printer.BatchReport{Verb: verb, Result: result, ErrOut: streams.ErrOut, DryRun: w.DryRun})
 }
 
 // confirm returns a Batch's Confirm: the question on w (stderr), the answer from r; y or
@@ -163,4 +122,16 @@ func confirm(r io.Reader, w io.Writer, verb string) func([]rollout.Object, int) 
 	return func(ready []rollout.Object, failed int) (bool, error) {
 		return askYes(r, w, printer.ConfirmPrompt(verb, ready, failed)), nil
 	}
+}
+
+// clientset returns the client, made once.
+func (w *Writer) clientset() (kubernetes.Interface, error) {
+	if w.client == nil {
+		client, err := w.Client()
+		if err != nil {
+			return nil, err
+		}
+		w.client = client
+	}
+	return w.client, nil
 }

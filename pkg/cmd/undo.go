@@ -6,19 +6,11 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
-	"sigs.k8s.io/yaml"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
@@ -80,7 +72,7 @@ type UndoOptions struct {
 func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
 	return &UndoOptions{
 		Writer:    newWriter("undo", streams),
-		Readiness: string(planner.ReadinessBatched),
+		Readiness: pipeline.DefaultReadiness,
 		MaxSteps:  40,
 		Feas:      newWriteChecks(),
 		IOStreams: streams,
@@ -136,46 +128,42 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 	if o.PatchOnly || o.Output != "" {
 		return o.runPatch(ctx)
 	}
-	b := rollout.Batch[*undoItem]{Preview: o.previewOne, Apply: o.apply}
+	b := rollout.Batch[*pipeline.UndoItem]{Preview: o.previewOne, Apply: o.run().Apply}
 	return runBatch(ctx, &o.Writer, o.IOStreams, "undo", o.Out, b)
-}
-
-// undoItem is one Deployment's previewed rollback.
-type undoItem struct {
-	client kubernetes.Interface
-	state  *cluster.State
-	undo   *rollout.Undo
 }
 
 // previewOne reads the Deployment, previews the rollback (with --dry-run=server, checked by
 // the server) and prints the preview; kubectl's refusals (not found, paused) are printed
 // and are the error.
-func (o *UndoOptions) previewOne(ctx context.Context, ref rollout.Object) (*undoItem, error) {
-	client, state, u, err := o.previewUndo(ctx, ref)
+func (o *UndoOptions) previewOne(ctx context.Context, ref rollout.Object) (*pipeline.UndoItem, error) {
+	it, err := o.previewUndo(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.printPreview(ctx, client, state, u, false); err != nil {
+	if err := o.printPreview(ctx, it, false); err != nil {
 		return nil, err
 	}
-	return &undoItem{client: client, state: state, undo: u}, nil
+	return it, nil
 }
 
 // previewUndo reads the Deployment, prints kubectl's last-applied-configuration warning if
-// it applies, and previews the rollback.
-func (o *UndoOptions) previewUndo(ctx context.Context, ref rollout.Object) (kubernetes.Interface, *cluster.State, *rollout.Undo, error) {
-	client, state, err := o.loadObject(ctx, ref)
+// it applies, and previews the rollback (pipeline.UndoRun.Read).
+func (o *UndoOptions) previewUndo(ctx context.Context, ref rollout.Object) (*pipeline.UndoItem, error) {
+	client, err := o.clientset()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	if _, ok := state.Deployment.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
+	it, err := o.run().Read(ctx, client, ref)
+	if it != nil && it.LastApplied() {
 		printer.PrintLastAppliedWarning(o.ErrOut, ref.Name)
 	}
-	u, err := rollout.PreviewUndo(state.Deployment, state.ReplicaSets, o.ToRevision)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return client, state, u, nil
+	return it, err
+}
+
+// run is the pipeline's undo of the flags.
+func (o *UndoOptions) run() *pipeline.UndoRun {
+	return &pipeline.UndoRun{ToRevision: o.ToRevision, Readiness: pipeline.Readiness(o.Readiness), DryRun: o.DryRun,
+		Sink: o.Sink, FieldManager: o.FieldManager, Checks: o.Feas.checks()}
 }
 
 // runPatch is --patch-only and -o json|yaml (one Deployment): kubectl's patch alone, then
@@ -185,17 +173,17 @@ func (o *UndoOptions) runPatch(ctx context.Context) error {
 	if len(objs) != 1 || o.Several {
 		return fmt.Errorf("--patch-only and -o print the patch of one Deployment: %d selected; name one", len(objs))
 	}
-	client, state, u, err := o.previewUndo(ctx, objs[0])
+	it, err := o.previewUndo(ctx, objs[0])
 	if err != nil {
 		return err
 	}
-	if err := o.printPatch(u); err != nil || o.PatchOnly || u.Outcome != rollout.UndoRollBack {
+	if err := o.printPatch(it.Undo); err != nil || o.PatchOnly || it.Undo.Outcome != rollout.UndoRollBack {
 		return err
 	}
-	if err := o.printPreview(ctx, client, state, u, true); err != nil {
+	if err := o.printPreview(ctx, it, true); err != nil {
 		return err
 	}
-	op, err := o.apply(ctx, &undoItem{client: client, state: state, undo: u})
+	op, err := o.run().Apply(ctx, it)
 	if err != nil {
 		return err
 	}
@@ -217,65 +205,17 @@ func (o *UndoOptions) printPatch(u *rollout.Undo) error {
 // printPreview checks a rollback with the server (--dry-run=server), runs the feasibility
 // checks on its plan and prints the preview (unless quiet); a refused or not-found rollback
 // is then the error, and with --fail-on-stall a plan that stalls (ExitStalled).
-func (o *UndoOptions) printPreview(ctx context.Context, client kubernetes.Interface, state *cluster.State, u *rollout.Undo, quiet bool) error {
-	var plan *planner.Plan
-	var feas *feasibility.Result
-	var notes []string
-	if u.Outcome == rollout.UndoRollBack {
-		result := u.Result
-		if o.DryRun == cmdutil.DryRunServer {
-			server, err := sinkOf(o.Sink, &o.Writer).Deployment(ctx, client, state.Deployment, u.Patch)
-			if err != nil {
-				return fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
-			}
-			notes = serverNotes(u.Result, server)
-			result = server
-		}
-		var err error
-		if plan, err = rollout.Plan(result, state.ReplicaSets, planner.Readiness(o.Readiness)); err != nil {
-			return err
-		}
-		if feas, plan, err = o.Feas.check(ctx, client, planner.Readiness(o.Readiness), state, result, plan); err != nil {
-			return err
-		}
+func (o *UndoOptions) printPreview(ctx context.Context, it *pipeline.UndoItem, quiet bool) error {
+	if err := o.run().Check(ctx, it); err != nil {
+		return err
 	}
 	if !quiet {
-		if err := printer.PrintUndo(o.Out, u, plan, printer.PlanOptions{MaxSteps: o.MaxSteps, ChartWidth: 30}); err != nil {
+		if err := printer.PrintUndoPreview(o.Out, it, o.MaxSteps); err != nil {
 			return err
 		}
-		if err := printer.PrintFeasibility(o.Out, feas); err != nil {
-			return err
-		}
-		printer.PrintNotes(o.Out, notes...)
 	}
-	if u.Failed() {
-		return errors.New(u.Message)
+	if it.Undo.Failed() {
+		return errors.New(it.Undo.Message)
 	}
-	return o.Feas.refuse(state.Deployment.Name, feas)
-}
-
-// apply sends the rollback (a real run of a rollback; nothing otherwise) and returns
-// kubectl's message ("rolled back", "skipped rollback (...)").
-func (o *UndoOptions) apply(ctx context.Context, it *undoItem) (string, error) {
-	u := it.undo
-	if u.Outcome == rollout.UndoRollBack && o.DryRun != cmdutil.DryRunServer { // the preview sent the server's dry run
-		if _, err := sinkOf(o.Sink, &o.Writer).Deployment(ctx, it.client, it.state.Deployment, u.Patch); err != nil {
-			return "", fmt.Errorf("failed restoring revision %d: %w", u.Revision, err)
-		}
-	}
-	return u.Message, nil
-}
-
-// serverNotes compares the Deployment the server's dry run returned with the prediction.
-func serverNotes(predicted, server *appsv1.Deployment) []string {
-	var notes []string
-	if apiequality.Semantic.DeepEqual(predicted.Spec.Template, server.Spec.Template) &&
-		apiequality.Semantic.DeepEqual(predicted.Annotations, server.Annotations) {
-		return append(notes, "Server dry run: accepted; the server's result has exactly the predicted pod template and annotations.")
-	}
-	notes = append(notes, "Server dry run: accepted, but the server's result differs from the prediction (an admission webhook or defaulting?):")
-	a, _ := yaml.Marshal(map[string]interface{}{"annotations": predicted.Annotations, "template": predicted.Spec.Template})
-	b, _ := yaml.Marshal(map[string]interface{}{"annotations": server.Annotations, "template": server.Spec.Template})
-	notes = append(notes, rollout.UnifiedDiff("predicted", "server", string(a), string(b)))
-	return notes
+	return o.Feas.refuse(it.State.Deployment.Name, it.Feasibility)
 }

@@ -1,30 +1,24 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/kubernetes"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // writeChecks are the feasibility flags of the verbs that start a rollout after showing its
 // plan (undo, resume, restart): preview's --checks and --fail-on-stall, run through
-// pipeline.Config.CheckWrite on the plan shown before the write.
+// pipeline.WriteChecks on the plan shown before the write.
 type writeChecks struct {
 	// Checks is --checks (default all).
 	Checks string
 	// FailOnStall is --fail-on-stall: a plan the checks see stall exits ExitStalled, unwritten.
 	FailOnStall bool
 
-	cfg *pipeline.Config
-	src pipeline.Source
+	run *pipeline.WriteChecks
 }
 
 func newWriteChecks() writeChecks { return writeChecks{Checks: "all"} }
@@ -41,16 +35,13 @@ func (c *writeChecks) validate() error {
 	return err
 }
 
-// check runs the checks on plan, the plan of desired (the Deployment the write makes) from
-// state, reading through client; the objects are read once per namespace for the command's
-// life. It returns the Result (nil: nothing to say) and the plan to show.
-func (c *writeChecks) check(ctx context.Context, client kubernetes.Interface, readiness planner.Readiness, state *cluster.State, desired *appsv1.Deployment, plan *planner.Plan) (*feasibility.Result, *planner.Plan, error) {
-	if c.cfg == nil {
-		checks, _ := feasibility.ParseChecks(c.Checks) // validate refused a bad value
-		c.cfg = &pipeline.Config{Readiness: readiness, Feasibility: checks}
-		c.src = pipeline.NewLive("", "", func() (kubernetes.Interface, error) { return client, nil })
+// checks is the pipeline's checks of --checks, made once: the objects are read once per
+// namespace for the command's life.
+func (c *writeChecks) checks() *pipeline.WriteChecks {
+	if c.run == nil {
+		c.run = pipeline.NewWriteChecks(c.Checks)
 	}
-	return c.cfg.CheckWrite(ctx, c.src, state, desired, plan)
+	return c.run
 }
 
 // refuse is the error of a plan r stalls, with --fail-on-stall (exit ExitStalled, before any
