@@ -130,7 +130,7 @@ func readManifest(name string, in io.Reader) ([]byte, error) {
 }
 
 // LoadState reads the Deployment namespace/name and its ReplicaSets from stateFile, or from
-// the cluster (cluster.LoadLive through transient failures: kube.Read with kube.Retry{}).
+// the cluster (LoadLive: cluster.LoadLive through transient failures).
 // allowMissing (for -f of a Deployment not created yet) turns NotFound into an empty State
 // (Source "cluster"). Errors: client's, cluster.LoadFile's, LoadLive's (one line naming the
 // object).
@@ -142,9 +142,7 @@ func LoadState(ctx context.Context, client func() (kubernetes.Interface, error),
 	if err != nil {
 		return nil, err
 	}
-	st, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*cluster.State, error) {
-		return cluster.LoadLive(ctx, cs, namespace, name)
-	})
+	st, err := LoadLive(ctx, cs, namespace, name)
 	if err != nil && allowMissing && apierrors.IsNotFound(err) {
 		return &cluster.State{Source: "cluster"}, nil
 	}

@@ -16,7 +16,8 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
-// DefaultReadiness is preview's --readiness default: planner.ReadinessBatched.
+// DefaultReadiness is the --readiness default of preview and the writing verbs:
+// planner.ReadinessBatched.
 const DefaultReadiness = string(planner.ReadinessBatched)
 
 // Changer is the change flags of a preview (cmd.ChangeFlags): --image, -f, --replicas,

@@ -16,9 +16,6 @@ import (
 // batched, instant, never, timed), named here so that commands set it without the planner.
 type Readiness = planner.Readiness
 
-// DefaultReadiness is the --readiness of the writing verbs (batched).
-const DefaultReadiness = string(planner.ReadinessBatched)
-
 // LoadLive is cluster.LoadLive (one GET, one LIST) through transient failures of the API
 // server (kube.IsTransient: a restart, 5xx, 429, a refused or reset connection), retried
 // with the one policy of the writes, kube.Retry: kube.TransientBackoff until
