@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
 )
@@ -34,5 +35,34 @@ func PrintStsAborted(w io.Writer, namespace, name string, r *stsdrive.AbortResul
 			_, err = fmt.Fprintf(w, "  deleted pod %s (not Ready, of the abandoned revision; the controller would wait for it forever)\n", p)
 		}
 	}
+	return err
+}
+
+// PrintStsDrivePlan prints the walk of drive sts/NAME (its --dry-run): one line per
+// partition write, then, for a dry run, that nothing changed (and, for a server dry run,
+// that the API server accepts the first write).
+func PrintStsDrivePlan(w io.Writer, p *v1alpha1.StatefulSetDrive) error {
+	what := "continues the walk"
+	if len(p.Images) > 0 || p.Restart {
+		what = "applies the change with the partition at " + fmt.Sprint(p.Replicas)
+	}
+	fmt.Fprintf(w, "statefulset %s/%s: %d replicas; drive %s, then lowers it from %d:\n", p.Namespace, p.Name, p.Replicas, what, p.StartPartition)
+	if len(p.Steps) == 0 {
+		fmt.Fprintln(w, "  no partition step: the partition is 0 (drive waits for every pod to run the update revision)")
+	}
+	for _, s := range p.Steps {
+		pause := ""
+		if s.PauseAfter {
+			pause = ", then pauses (--pause-after)"
+		}
+		fmt.Fprintf(w, "  step %d: partition %d -> %d (replacing ordinals %d-%d)%s\n", s.Number, s.From, s.To, s.To, s.From-1, pause)
+	}
+	if p.DryRun == "" {
+		return nil
+	}
+	if p.DryRun == "server" && (len(p.Images) > 0 || p.Restart) {
+		fmt.Fprintln(w, "server dry run: the API server accepts the first write")
+	}
+	_, err := fmt.Fprintln(w, "(dry run: nothing changed)")
 	return err
 }

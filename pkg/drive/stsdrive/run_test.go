@@ -264,3 +264,33 @@ func TestRunWakesOnWatchedChanges(t *testing.T) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }
+
+// Plan of a change: the walk from replicas (step 1, a pause after ordinal 1), nothing
+// written; the result of a run maps to the API's outcome.
+func TestPlanWritesNothing(t *testing.T) {
+	_, objs := settled(0, "db-1", "db-1")
+	cs := fake.NewClientset(objs...)
+	o := opts(cs)
+	o.Change = Change{Images: []string{"app=nginx:1.19"}}
+	o.Walk.PauseAfter = []int32{1}
+	p, err := Plan(context.Background(), o, "client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(writes(cs)) != 0 {
+		t.Errorf("a client dry run wrote %v", writes(cs))
+	}
+	if p.Kind != "StatefulSetDrive" || p.StartPartition != 2 || len(p.Steps) != 2 ||
+		p.Steps[0].From != 2 || p.Steps[0].To != 1 || !p.Steps[0].PauseAfter || p.Steps[1].To != 0 || p.Steps[1].PauseAfter {
+		t.Errorf("plan %+v", p)
+	}
+	if r := Result(&HeldError{Partition: 1, Action: partition.ActionPause, Reason: "paused"}); r == nil || r.Outcome != "Paused" || r.Partition != 1 {
+		t.Errorf("Result(pause) = %+v", r)
+	}
+	if r := Result(nil); r == nil || r.Outcome != "Done" {
+		t.Errorf("Result(nil) = %+v", r)
+	}
+	if r := Result(context.Canceled); r != nil {
+		t.Errorf("Result(an error) = %+v, want nil", r)
+	}
+}

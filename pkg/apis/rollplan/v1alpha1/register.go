@@ -16,7 +16,7 @@ var (
 	// SchemeBuilder registers the kinds of this package.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds RolloutPlan, RolloutPlanList, RolloutHistory, DriveStatus,
-	// RolloutStatus, RolloutStatusList and WorkloadHistory to a scheme.
+	// RolloutStatus, RolloutStatusList, WorkloadHistory and StatefulSetDrive to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -34,6 +34,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&RolloutStatus{},
 		&RolloutStatusList{},
 		&WorkloadHistory{},
+		&StatefulSetDrive{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
