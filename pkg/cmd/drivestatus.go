@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,8 +12,10 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // DriveStatusOptions holds the flags of "kubectl rollplan drive status".
@@ -25,7 +28,9 @@ type DriveStatusOptions struct {
 	Fleet Targets
 	// Contexts are --contexts and --all-contexts (drivestatus_contexts.go).
 	Contexts ContextFlags
-	Now      func() time.Time
+	// sts is the StatefulSet of `drive status sts/NAME` (nil: Deployments).
+	sts *target.KindRef
+	Now func() time.Time
 	genericiooptions.IOStreams
 }
 
@@ -72,6 +77,17 @@ func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, arg
 	if err := o.Contexts.resolve(cmd); err != nil {
 		return err
 	}
+	if ref, ok, err := kindArgs(args, "drive status"); ok || err != nil {
+		if err == nil && o.Contexts.many() {
+			err = fmt.Errorf("drive status sts/%s reads one context: drop --contexts/--all-contexts", ref.Name)
+		}
+		if err == nil {
+			ref.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace()
+		}
+		o.sts = &ref
+		o.Target.Client = driveClient(f)
+		return err
+	}
 	if err := o.Fleet.completeFleet(f, args, ""); err != nil {
 		return err
 	}
@@ -103,6 +119,9 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.sts != nil {
+		return o.runSts(ctx, p)
+	}
 	if o.Contexts.many() {
 		return o.runContexts(ctx, p)
 	}
@@ -123,4 +142,22 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 		return p.PrintObj(r, o.Out)
 	}
 	return printer.PrintDriveStatus(o.Out, r, now)
+}
+
+// runSts prints `drive status sts/NAME`: the lease and the partition walk
+// (stsdrive.ReadStatus), human or through p.
+func (o *DriveStatusOptions) runSts(ctx context.Context, p printers.ResourcePrinter) error {
+	cs, err := o.Target.Client()
+	if err != nil {
+		return err
+	}
+	now := o.Now()
+	r, err := stsdrive.ReadStatus(ctx, cs, *o.sts, now)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		return p.PrintObj(r, o.Out)
+	}
+	return printer.PrintStsDriveStatus(o.Out, r, now)
 }
