@@ -50,14 +50,15 @@ func newCmdDriveStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams gener
 	o := NewDriveStatusOptions(streams)
 	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
-		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [-o json|yaml|jsonpath=...|go-template=...]",
+		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] | status sts/NAME [-o json|yaml|jsonpath=...|go-template=...]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts",
+		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts (sts/NAME: the lease and the partition walk)",
 		Example: templates.Examples(`
 			kubectl rollplan drive status deploy/web
 			kubectl rollplan drive status web -o json
 			kubectl rollplan drive status web -o jsonpath='{.state.step}'
-			kubectl rollplan drive status -A`),
+			kubectl rollplan drive status -A
+			kubectl rollplan drive status sts/db -o jsonpath='{.statefulSet.holder}'`),
 		RunE: runE(f, o),
 	}
 	o.Output.HumanForm = "the human-readable status"
