@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,10 +14,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
@@ -26,11 +29,13 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
-// stsFlags are drive's flags for a StatefulSet (issue 21): --step, --pause-after, --timeout.
+// stsFlags are drive's flags for a StatefulSet (issue 21): --step, --pause-after, --timeout,
+// -o (the StatefulSetDrive object: the plan, and the result after a run).
 type stsFlags struct {
 	Step       string
 	PauseAfter []int32
 	Timeout    time.Duration
+	Output     *printer.OutputFlags
 }
 
 func (s *stsFlags) addFlags(cmd *cobra.Command) {
@@ -38,13 +43,16 @@ func (s *stsFlags) addFlags(cmd *cobra.Command) {
 	fl.StringVar(&s.Step, "step", "1", "drive sts/NAME: pods replaced per step, N or a percentage of replicas (P%, rounded up, at least 1).")
 	fl.Int32SliceVar(&s.PauseAfter, "pause-after", nil, "drive sts/NAME: pause (exit code 4) once the pods down to these ordinals are replaced (canaries); run drive again to go on.")
 	fl.DurationVar(&s.Timeout, "timeout", 0, "drive sts/NAME: how long one step may take before drive holds (exit code 4); 0 waits forever.")
+	s.Output = printer.NewOutputFlags()
+	s.Output.HumanForm = "progress lines (drive sts/NAME only: -o prints the StatefulSetDrive object, its plan and result; progress then goes to stderr)"
+	s.Output.AddFlags(cmd)
 }
 
 // deploymentOnly are drive's flags that mean nothing to a StatefulSet's walk.
-var deploymentOnly = []string{"filename", "replicas", "to-revision", "steps", "until-step", "progress-timeout", "fail-fast", "fail-fast-after", "adopt", "dry-run"}
+var deploymentOnly = []string{"filename", "replicas", "to-revision", "steps", "until-step", "progress-timeout", "fail-fast", "fail-fast-after", "adopt"}
 
 // stsOnly are the flags only drive sts/NAME reads.
-var stsOnly = []string{"step", "pause-after", "timeout"}
+var stsOnly = []string{"step", "pause-after", "timeout", "output", "template"}
 
 // kindArgs reports whether args name a StatefulSet or DaemonSet (target.ParseKindArgs), and
 // refuses a DaemonSet or more than one object in one line.
@@ -75,7 +83,17 @@ func changedAmong(cmd *cobra.Command, names []string) string {
 // runDriveSts is "drive sts/NAME": wiring around stsdrive.Run.
 func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsFlags, ref target.KindRef) error {
 	if n := changedAmong(cmd, deploymentOnly); n != "" {
-		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after, --timeout, --force and --lease-duration", n, ref.Name)
+		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after, --timeout, --force, --lease-duration, --dry-run and -o", n, ref.Name)
+	}
+	dryRun, err := parseDryRun(cmdutil.GetFlagString(cmd, "dry-run"))
+	if err != nil {
+		return err
+	}
+	var p printers.ResourcePrinter
+	if !s.Output.Human() {
+		if p, err = s.Output.ToPrinter(); err != nil {
+			return err
+		}
 	}
 	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
 		return err
@@ -101,13 +119,31 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 	if err := o.checkSts(ctx, cs, ref); err != nil {
 		return err
 	}
-	err = stsdrive.Run(ctx, stsdrive.Options{
+	so := stsdrive.Options{
 		Client: cs, Ref: ref,
 		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
 		Walk:     partition.Config{Step: step, PauseAfter: s.PauseAfter, ProgressDeadline: s.Timeout},
 		Interval: o.Interval, Progress: o.Out, Now: o.Now,
 		Identity: drive.DefaultIdentity(), Force: o.Force, LeaseDuration: o.LeaseDuration,
-	})
+	}
+	if dryRun != cmdutil.DryRunNone {
+		return printStsPlan(ctx, so, p, o.Out, map[cmdutil.DryRunStrategy]string{cmdutil.DryRunClient: "client", cmdutil.DryRunServer: "server"}[dryRun])
+	}
+	var plan *v1alpha1.StatefulSetDrive
+	if p != nil { // -o: the plan now, the result at the end; progress on stderr
+		if plan, err = stsdrive.Plan(ctx, so, ""); err != nil {
+			return err
+		}
+		so.Progress = o.ErrOut
+	}
+	err = stsdrive.Run(ctx, so)
+	if plan != nil {
+		if plan.Result = stsdrive.Result(err); plan.Result != nil {
+			if perr := p.PrintObj(plan, o.Out); perr != nil {
+				return perr
+			}
+		}
+	}
 	var held *stsdrive.HeldError
 	switch {
 	case errors.As(err, &held):
@@ -119,6 +155,19 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 		return fmt.Errorf("statefulset %s/%s: interrupted; it stays at its partition: run drive again to continue, or drive abort sts/%s", ref.Namespace, ref.Name, ref.Name)
 	}
 	return err
+}
+
+// printStsPlan prints drive sts/NAME's walk for --dry-run (dryRun "client" or "server"):
+// the StatefulSetDrive object with -o (p), else its human form.
+func printStsPlan(ctx context.Context, so stsdrive.Options, p printers.ResourcePrinter, out io.Writer, dryRun string) error {
+	plan, err := stsdrive.Plan(ctx, so, dryRun)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		return p.PrintObj(plan, out)
+	}
+	return printer.PrintStsDrivePlan(out, plan)
 }
 
 // newCmdDriveAbort returns "kubectl rollplan drive abort sts/NAME".

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,8 +12,10 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // DriveStatusOptions holds the flags of "kubectl rollplan drive status".
@@ -25,7 +28,9 @@ type DriveStatusOptions struct {
 	Fleet Targets
 	// Contexts are --contexts and --all-contexts (drivestatus_contexts.go).
 	Contexts ContextFlags
-	Now      func() time.Time
+	// sts is the StatefulSet of `drive status sts/NAME` (nil: Deployments).
+	sts *target.KindRef
+	Now func() time.Time
 	genericiooptions.IOStreams
 }
 
@@ -45,14 +50,15 @@ func newCmdDriveStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams gener
 	o := NewDriveStatusOptions(streams)
 	o.Contexts.Kubeconfig = kc
 	cmd := &cobra.Command{
-		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] [-o json|yaml|jsonpath=...|go-template=...]",
+		Use:                   "status (deploy/NAME | NAME) [NAME ...] [-l SELECTOR | --all | -A] | status sts/NAME [-o json|yaml|jsonpath=...|go-template=...]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts",
+		Short:                 "Show whether drive holds a Deployment, by whom, at which step, with every ReplicaSet's counts (sts/NAME: the lease and the partition walk)",
 		Example: templates.Examples(`
 			kubectl rollplan drive status deploy/web
 			kubectl rollplan drive status web -o json
 			kubectl rollplan drive status web -o jsonpath='{.state.step}'
-			kubectl rollplan drive status -A`),
+			kubectl rollplan drive status -A
+			kubectl rollplan drive status sts/db -o jsonpath='{.statefulSet.holder}'`),
 		RunE: runE(f, o),
 	}
 	o.Output.HumanForm = "the human-readable status"
@@ -70,6 +76,17 @@ func newCmdDriveStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams gener
 // selection (one Deployment's name, or many) and the client.
 func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	if err := o.Contexts.resolve(cmd); err != nil {
+		return err
+	}
+	if ref, ok, err := kindArgs(args, "drive status"); ok || err != nil {
+		if err == nil && o.Contexts.many() {
+			err = fmt.Errorf("drive status sts/%s reads one context: drop --contexts/--all-contexts", ref.Name)
+		}
+		if err == nil {
+			ref.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace()
+		}
+		o.sts = &ref
+		o.Target.Client = driveClient(f)
 		return err
 	}
 	if err := o.Fleet.completeFleet(f, args, ""); err != nil {
@@ -103,6 +120,9 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.sts != nil {
+		return o.runSts(ctx, p)
+	}
 	if o.Contexts.many() {
 		return o.runContexts(ctx, p)
 	}
@@ -123,4 +143,22 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 		return p.PrintObj(r, o.Out)
 	}
 	return printer.PrintDriveStatus(o.Out, r, now)
+}
+
+// runSts prints `drive status sts/NAME`: the lease and the partition walk
+// (stsdrive.ReadStatus), human or through p.
+func (o *DriveStatusOptions) runSts(ctx context.Context, p printers.ResourcePrinter) error {
+	cs, err := o.Target.Client()
+	if err != nil {
+		return err
+	}
+	now := o.Now()
+	r, err := stsdrive.ReadStatus(ctx, cs, *o.sts, now)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		return p.PrintObj(r, o.Out)
+	}
+	return printer.PrintStsDriveStatus(o.Out, r, now)
 }

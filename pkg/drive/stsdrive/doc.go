@@ -1,7 +1,9 @@
 // Package stsdrive is the thin I/O around package partition: `kubectl rollplan drive
 // sts/NAME` and `drive abort sts/NAME`. Start applies the change with the partition at
-// replicas in one guarded write; Walk polls the StatefulSet and its pods every Poll (1 s),
-// asks partition.Next and writes its PartitionOps; Abort restores the current revision's
+// replicas in one guarded write; the walk reads the StatefulSet and its pods, asks
+// partition.Next and writes its PartitionOps, then waits for the next change (client-go
+// informers on the StatefulSet and its pods), the instant partition.WakeAt names, or
+// Options.Resync (10 s); Abort restores the current revision's
 // template (kubectl's StatefulSet rollback patch) with the partition at 0.
 //
 // The lease (package objlease, annotation rollplan.dev/drive-lease) keeps two drives off one

@@ -54,7 +54,7 @@ func writes(cs *fake.Clientset) []string {
 }
 
 func opts(cs *fake.Clientset) Options {
-	return Options{Client: cs, Ref: ref, Walk: partition.Config{Step: intstr.FromInt32(1)}, Poll: time.Millisecond}
+	return Options{Client: cs, Ref: ref, Walk: partition.Config{Step: intstr.FromInt32(1)}, Resync: time.Millisecond}
 }
 
 // A resumed walk at partition 1 whose pods all run the update revision: one write (1 -> 0),
@@ -205,5 +205,92 @@ func TestRunRidesTransientReadErrors(t *testing.T) {
 	got, _ := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
 	if p := partition.CurrentPartition(got); p != 0 || strings.Count(progress.String(), "retrying until the lease expires") != 2 {
 		t.Errorf("partition %d, progress:\n%s", p, progress.String())
+	}
+}
+
+// The walk waits on the watch, not a poll: with a resync of an hour, a pod turning Ready
+// and then status.currentRevision moving (the controller's writes, through the fake
+// clientset's watch) each wake it at once, and it completes within seconds.
+func TestRunWakesOnWatchedChanges(t *testing.T) {
+	_, objs := settled(2, "db-2", "db-1")
+	objs[2].(*corev1.Pod).Status.Conditions = nil // db-1 not Ready: the walk waits at partition 1
+	cs := fake.NewClientset(objs...)
+	o := opts(cs)
+	o.Resync = time.Hour
+	var progress strings.Builder
+	o.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- Run(ctx, o) }()
+	waitFor := func(what string, ok func(*appsv1.StatefulSet) bool) {
+		for {
+			got, err := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+			if err == nil && ok(got) {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("walk never %s: %s", what, progress.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	waitFor("lowered the partition to 1", func(s *appsv1.StatefulSet) bool { return partition.CurrentPartition(s) == 1 })
+	time.Sleep(200 * time.Millisecond)
+	pod, err := cs.CoreV1().Pods("ns").Get(ctx, "db-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+	if _, err := cs.CoreV1().Pods("ns").UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("lowered the partition to 0", func(s *appsv1.StatefulSet) bool { return partition.CurrentPartition(s) == 0 })
+	time.Sleep(200 * time.Millisecond)
+	s, _ := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
+	s.Status.CurrentRevision = "db-2"
+	if _, err := cs.AppsV1().StatefulSets("ns").UpdateStatus(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("err = %v\n%s", err, progress.String())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("walk took %s with a resync of an hour: the watch did not wake it", took)
+	}
+	if !strings.Contains(progress.String(), "done, 2 pods on revision db-2") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+}
+
+// Plan of a change: the walk from replicas (step 1, a pause after ordinal 1), nothing
+// written; the result of a run maps to the API's outcome.
+func TestPlanWritesNothing(t *testing.T) {
+	_, objs := settled(0, "db-1", "db-1")
+	cs := fake.NewClientset(objs...)
+	o := opts(cs)
+	o.Change = Change{Images: []string{"app=nginx:1.19"}}
+	o.Walk.PauseAfter = []int32{1}
+	p, err := Plan(context.Background(), o, "client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(writes(cs)) != 0 {
+		t.Errorf("a client dry run wrote %v", writes(cs))
+	}
+	if p.Kind != "StatefulSetDrive" || p.StartPartition != 2 || len(p.Steps) != 2 ||
+		p.Steps[0].From != 2 || p.Steps[0].To != 1 || !p.Steps[0].PauseAfter || p.Steps[1].To != 0 || p.Steps[1].PauseAfter {
+		t.Errorf("plan %+v", p)
+	}
+	if r := Result(&HeldError{Partition: 1, Action: partition.ActionPause, Reason: "paused"}); r == nil || r.Outcome != "Paused" || r.Partition != 1 {
+		t.Errorf("Result(pause) = %+v", r)
+	}
+	if r := Result(nil); r == nil || r.Outcome != "Done" {
+		t.Errorf("Result(nil) = %+v", r)
+	}
+	if r := Result(context.Canceled); r != nil {
+		t.Errorf("Result(an error) = %+v, want nil", r)
 	}
 }

@@ -29,8 +29,12 @@ type Options struct {
 	Walk   partition.Config
 	// Interval is the bake time between two steps (after a step's pods are available).
 	Interval time.Duration
-	// Poll is how often the StatefulSet and its pods are read (default 1 s).
-	Poll     time.Duration
+	// Resync is the longest wait without a change notification before the walk reads the
+	// StatefulSet and its pods again (default DefaultResync); a change of either wakes it
+	// at once (watchChanges), and so does the instant a pod becomes available or a step
+	// passes its deadline (partition.WakeAt). A failed read is retried after
+	// min(Resync, 1 s).
+	Resync   time.Duration
 	Progress io.Writer // one line per step
 	Now      func() time.Time
 	// Identity names this driver in the lease (drive.DefaultIdentity); Force takes a
@@ -63,8 +67,8 @@ func (e *HeldError) Error() string {
 // Errors: partition.Validate's one line; a write that lost a race (the object changed:
 // nothing written, run again); *HeldError on a pause or hold; ctx's error when interrupted.
 func Run(ctx context.Context, o Options) error {
-	if o.Poll <= 0 {
-		o.Poll = time.Second
+	if o.Resync <= 0 {
+		o.Resync = DefaultResync
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -107,11 +111,18 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		resumeAt = partition.CurrentPartition(sts)
 	}
-	return walk(ctx, o, l, resumeAt)
+	ch, err := watchChanges(ctx, o.Client, sts)
+	if err != nil {
+		return err
+	}
+	defer ch.close()
+	return walk(ctx, o, l, ch, resumeAt)
 }
 
-// walk is the loop: read, decide, write or wait.
-func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
+// walk is the loop: read, decide, write or wait for a change (ch), the instant the decision
+// may change by itself (partition.WakeAt) or o.Resync.
+func walk(ctx context.Context, o Options, l *lease, ch *changes, resumeAt int32) error {
+	retry := min(o.Resync, time.Second)
 	stepStarted := o.Now()
 	var lowered bool // a step was made: --interval applies before the next
 	var baked bool   // the interval after the current step has passed
@@ -119,10 +130,11 @@ func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
 		if err := l.renewIfDue(ctx); err != nil {
 			return err
 		}
+		ch.drain() // a change from here on wakes the next wait
 		st, err := live.Load(ctx, o.Client, o.Ref)
 		if err != nil {
 			if err = l.transient(err); err == nil {
-				if err := l.sleep(ctx, o.Poll); err != nil {
+				if err := l.sleep(ctx, retry); err != nil {
 					return err
 				}
 				continue // the API server is back soon: read again
@@ -135,7 +147,7 @@ func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
 		}
 		p := partition.CurrentPartition(sts)
 		if sts.Status.ObservedGeneration < sts.Generation {
-			if err := l.sleep(ctx, o.Poll); err != nil {
+			if err := l.wait(ctx, ch.C, o.Resync); err != nil {
 				return err
 			}
 			continue // status.updateRevision is not this template's yet
@@ -146,18 +158,18 @@ func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
 			Pods:            partition.FromPods(sts.Name, workload.Owned(st.Workload, st.Pods)),
 			Now:             o.Now(), StepStarted: stepStarted, Resumed: p == resumeAt,
 		}
-		d, err := partition.Next(s, o.Walk)
+		dec, err := partition.Next(s, o.Walk)
 		if err != nil {
 			return err
 		}
-		switch d.Action {
+		switch dec.Action {
 		case partition.ActionDone:
 			if sts.Status.CurrentRevision == sts.Status.UpdateRevision {
 				fmt.Fprintf(o.Progress, "statefulset %s/%s: done, %d pods on revision %s\n", o.Ref.Namespace, o.Ref.Name, s.Replicas, s.UpdateRevision)
 				return nil
 			}
 		case partition.ActionPause, partition.ActionHold:
-			return &HeldError{Ref: o.Ref, Partition: p, Replicas: s.Replicas, Action: d.Action, Reason: d.Reason}
+			return &HeldError{Ref: o.Ref, Partition: p, Replicas: s.Replicas, Action: dec.Action, Reason: dec.Reason}
 		case partition.ActionSetPartition:
 			if lowered && o.Interval > 0 && !baked {
 				fmt.Fprintf(o.Progress, "statefulset %s/%s: pods %d-%d available, baking %s\n", o.Ref.Namespace, o.Ref.Name, p, s.Replicas-1, o.Interval)
@@ -167,17 +179,21 @@ func walk(ctx context.Context, o Options, l *lease, resumeAt int32) error {
 				baked = true
 				continue // decide again on a fresh read
 			}
-			if err := writePartition(ctx, o.Client, sts, d.Partition); err != nil {
+			if err := writePartition(ctx, o.Client, sts, dec.Partition); err != nil {
 				if err = l.transient(err); err == nil {
 					continue // decide again on a fresh read (a write that landed shows there)
 				}
 				return err
 			}
-			fmt.Fprintf(o.Progress, "statefulset %s/%s: partition %d -> %d (replacing ordinals %d-%d)\n", o.Ref.Namespace, o.Ref.Name, p, d.Partition, d.Partition, p-1)
+			fmt.Fprintf(o.Progress, "statefulset %s/%s: partition %d -> %d (replacing ordinals %d-%d)\n", o.Ref.Namespace, o.Ref.Name, p, dec.Partition, dec.Partition, p-1)
 			stepStarted, lowered, baked = o.Now(), true, false
 			continue
 		}
-		if err := l.sleep(ctx, o.Poll); err != nil {
+		wait := o.Resync
+		if at := partition.WakeAt(s, o.Walk); !at.IsZero() {
+			wait = min(wait, at.Sub(o.Now()))
+		}
+		if err := l.wait(ctx, ch.C, wait); err != nil {
 			return err
 		}
 	}
@@ -208,26 +224,36 @@ func replicasOf(sts *appsv1.StatefulSet) int32 {
 }
 
 // sleep waits d, renewing the lease when due (a bake longer than the lease keeps it).
-func (l *lease) sleep(ctx context.Context, d time.Duration) error {
+func (l *lease) sleep(ctx context.Context, d time.Duration) error { return l.wait(ctx, nil, d) }
+
+// wait waits d or until wake fires (nil: never), renewing the lease when due.
+func (l *lease) wait(ctx context.Context, wake <-chan struct{}, d time.Duration) error {
 	for chunk := l.o.LeaseDuration / 3; d > chunk; d -= chunk {
-		if err := sleep(ctx, chunk); err != nil {
+		if woken, err := sleep(ctx, wake, chunk); err != nil || woken {
 			return err
 		}
 		if err := l.renewIfDue(ctx); err != nil {
 			return err
 		}
 	}
-	return sleep(ctx, d)
+	_, err := sleep(ctx, wake, d)
+	return err
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// sleep waits d (nothing when d <= 0), reporting whether wake fired first.
+func sleep(ctx context.Context, wake <-chan struct{}, d time.Duration) (bool, error) {
+	if d <= 0 {
+		return false, ctx.Err()
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
+	case <-wake:
+		return true, nil
 	case <-t.C:
-		return nil
+		return false, nil
 	}
 }
 

@@ -25,7 +25,12 @@ var (
 		"RolloutHistory":  rolloutHistory,
 		"WorkloadHistory": workloadHistory,
 		"DriveStatus":     driveStatus,
-		"RolloutStatus":   func() runtime.Object { return rolloutStatus("web") },
+		"StatefulSetDrive": func() runtime.Object {
+			return &StatefulSetDrive{TypeMeta: typeMeta("StatefulSetDrive"), Namespace: "shop", Name: "db", Replicas: 3, StartPartition: 3,
+				Images: []string{"db=postgres:17"}, Steps: []PartitionStep{{Number: 1, From: 3, To: 2, PauseAfter: true}},
+				Result: &StatefulSetDriveResult{Outcome: "Paused", Partition: 2, Reason: "paused after ordinal 2"}}
+		},
+		"RolloutStatus": func() runtime.Object { return rolloutStatus("web") },
 		"RolloutStatusList": func() runtime.Object {
 			return &RolloutStatusList{TypeMeta: typeMeta("RolloutStatusList"), Items: []RolloutStatus{*rolloutStatus("web"), *rolloutStatus("api")}}
 		},
@@ -186,6 +191,8 @@ func driveStatus() runtime.Object {
 			After: DriveStart{New: DriveCounts{Name: "web-7d9f", Replicas: 8, Available: 8}, NewExists: true,
 				Old: []DriveCounts{{Name: "web-5c8b", Replicas: 1, Available: 1}}}},
 		StepsLeft: 2,
+		StatefulSet: &StatefulSetDriveStatus{Holder: "bob@host pid 2/cd", LeaseExpires: ptr.To(NewTimestamp(t0.Add(time.Minute))), LeaseValid: true,
+			Partition: 1, Replicas: 3, UpdatedReplicas: 2, ReadyReplicas: 3, CurrentRevision: "db-1", UpdateRevision: "db-2", Strategy: "RollingUpdate"},
 	}
 }
 

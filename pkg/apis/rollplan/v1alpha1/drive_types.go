@@ -38,6 +38,12 @@ type DriveStatus struct {
 	StepsLeft int          `json:"stepsLeft"`
 	// Problem is set when the plan cannot be made (for example a bad annotation).
 	Problem string `json:"problem,omitempty"`
+	// WorkloadKind is the workload's kind when it is not a Deployment ("StatefulSet");
+	// empty for a Deployment.
+	WorkloadKind string `json:"workloadKind,omitempty"`
+	// StatefulSet is the lease and partition walk of `drive status sts/NAME` (nil for a
+	// Deployment).
+	StatefulSet *StatefulSetDriveStatus `json:"statefulSet,omitempty"`
 }
 
 // DriveReplicaSet is one ReplicaSet's line of the status.

@@ -16,8 +16,8 @@ var (
 	// SchemeBuilder registers the kinds of this package.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds RolloutPlan, RolloutPlanList, RolloutHistory, DriveStatus,
-	// RolloutStatus, RolloutStatusList, WorkloadHistory, WorkloadStatus and
-	// WorkloadStatusList to a scheme.
+	// RolloutStatus, RolloutStatusList, WorkloadHistory, WorkloadStatus,
+	// WorkloadStatusList and StatefulSetDrive to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -37,6 +37,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&WorkloadHistory{},
 		&WorkloadStatus{},
 		&WorkloadStatusList{},
+		&StatefulSetDrive{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
