@@ -17,6 +17,7 @@ const (
 	Etcd                  = "etcd"
 	KubeAPIServer         = "kube-apiserver"
 	KubeControllerManager = "kube-controller-manager"
+	KubeScheduler         = "kube-scheduler"
 )
 
 // ClusterDir returns the up.sh state dir of the cluster: StateDir when this process started

@@ -2,6 +2,8 @@ package framework
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,6 +24,9 @@ const ControllersTimeout = 5 * time.Minute
 // rolls out (deployment-controller, replicaset-controller, kube-scheduler, kwok). The
 // probe namespace is deleted afterwards (not waited for). It fails t after timeout.
 //
+// While it waits, the control plane's controllers are supervised: one that exits is started
+// again (supervise), as a kubelet restarts a static pod.
+//
 // StartComponent calls it after a start of kube-apiserver or etcd (so do Outage and the
 // restart when a test ends), so that a test, and the tests after it, go on with a cluster
 // whose controllers have relisted, not one still in their backoff.
@@ -30,6 +35,7 @@ func (c *Cluster) WaitControllersServe(t testing.TB, timeout time.Duration) time
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	defer c.supervise(ctx, t)()
 	var ns string
 	err := poll(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, error) {
 		created, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-probe-"}}, metav1.CreateOptions{})
@@ -69,4 +75,53 @@ func (c *Cluster) WaitControllersServe(t testing.TB, timeout time.Duration) time
 	took := time.Since(began)
 	t.Logf("the controllers served again %s after the component was healthy", took.Round(100*time.Millisecond))
 	return took
+}
+
+// Supervised are the components a real control plane's kubelet starts again when they exit
+// (static pods, restartPolicy Always). kube-scheduler exits by design when it finds its
+// cache corrupted (v1.36.3 pkg/scheduler/backend/cache/cache.go, UpdatePod: "Pod updated on
+// a different node than previously added to. Scheduler cache is corrupted ...", then
+// klog.FlushAndExit), and the relist after a kube-apiserver restart provoked that on the
+// local cluster (seen in TestFaultDriveStsAPIServerRestart: the scheduler gone, every later
+// test waiting 5 minutes for pods never scheduled).
+var Supervised = []string{KubeControllerManager, KubeScheduler}
+
+// supervise starts, in the background, a check every 2 s that each Supervised component of
+// the cluster runs, starting one that exited again (logged with the last lines of its log);
+// the returned stop ends the checks and waits for the last one. It does nothing on a cluster
+// that up.sh did not start.
+func (c *Cluster) supervise(ctx context.Context, t testing.TB) (stop func()) {
+	t.Helper()
+	dir := c.StateDir
+	if dir == "" {
+		dir = filepath.Dir(c.Kubeconfig)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rollplan-cluster")); err != nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for {
+			for _, name := range Supervised {
+				if ctx.Err() != nil || c.component(ctx, dir, "status", name) == nil {
+					continue
+				}
+				out, _ := os.ReadFile(filepath.Join(dir, "logs", name+".log"))
+				t.Logf("%s exited; starting it again (as a kubelet restarts a static pod). Its log ended:\n%s", name, lastLines(out, 3))
+				if err := c.component(context.Background(), dir, "start", name); err != nil {
+					t.Errorf("start %s again: %v", name, err)
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
