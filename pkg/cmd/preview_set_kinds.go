@@ -74,7 +74,7 @@ func (o *PreviewOptions) runSetKinds(ctx context.Context, set *manifest.Set, kin
 	if failed := o.reportKindErrors(); err == nil && failed > 0 {
 		return NewExitError(ExitError, "")
 	}
-	if err == nil && o.FailOnStall && slices.ContainsFunc(o.kindRows, func(r printer.KindSummaryRow) bool { return kindStalls(r.Plan) }) {
+	if err == nil && o.FailOnStall && slices.ContainsFunc(o.kindRows, func(r printer.KindSummaryRow) bool { return pipeline.KindStalls(r.Plan) }) {
 		return NewExitError(ExitStalled, "")
 	}
 	return err
@@ -143,7 +143,7 @@ func (o *PreviewOptions) printSetKinds() error {
 			if withContext {
 				fmt.Fprintf(o.Out, "context %s: ", r.Context)
 			}
-			printKindPlan(o.Out, r.Plan)
+			printer.PrintKindPlan(o.Out, r.Plan)
 		}
 	}
 	return nil
