@@ -13,12 +13,7 @@ import (
 
 // KindSummaryRow is one StatefulSet or DaemonSet of a many-object preview: its plan, or the
 // error that kept it from one. Context is its kubeconfig context (shown with WithContext).
-type KindSummaryRow struct {
-	Context  string
-	Workload pipeline.WorkloadRef
-	Plan     *pipeline.KindPlan
-	Err      error
-}
+type KindSummaryRow = pipeline.KindRow
 
 // PrintKindSummary writes the table printed first when preview plans several StatefulSets
 // or DaemonSets: NAMESPACE, WORKLOAD (kind/name, kubectl's lower-case resource form), UPDATE
