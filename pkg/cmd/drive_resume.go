@@ -6,9 +6,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
@@ -20,7 +20,7 @@ const heldOperation = "handed back by drive"
 // drive, and reports whether it did: it shows what the controller does once the Deployment
 // is handed back at its current state (driverun.PreviewHandBack); handBack then (unless a
 // dry run) makes drive's guarded hand-back write (drive.HandBack).
-func (o *ActionOptions) previewHeld(state *cluster.State, ref rollout.Object) (bool, error) {
+func (o *ActionOptions) previewHeld(state *pipeline.State, ref rollout.Object) (bool, error) {
 	if o.Verb != rollout.VerbResume {
 		return false, nil
 	}
