@@ -317,7 +317,10 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 		return reloadcontroller.RunWatch(ctx, client, o.Watch.Config(reloadcontroller.WatchConfig{
 			Namespace: o.Namespace, AllNamespaces: o.Select.AllNamespaces, Selector: o.Select.Selector,
 			MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout, FieldManager: o.FieldManager,
-		}), o.Out, o.ErrOut)
+			Report: func(r reloadcontroller.Outcome) {
+				printer.ReloadWorkloadOutcome(o.Out, string(r.Type), r.Resource, r.Namespace, r.Name, r.Message)
+			},
+		}), o.ErrOut)
 	}
 	return o.runOnce(ctx, client)
 }

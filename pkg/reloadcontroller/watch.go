@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // WatchConfig is `kubectl rollplan reload --watch` as its flags give it (pkg/cmd fills it).
@@ -37,14 +36,16 @@ type WatchConfig struct {
 	LeaderElection LeaderElectionConfig
 	// MetricsBindAddress serves /metrics, /healthz and /readyz ("" or "0": not served).
 	MetricsBindAddress string
+	// Report receives each restart, adoption and refusal (the command renders them; the
+	// workers call it one at a time). nil: none is reported but through Events and metrics.
+	Report func(Outcome)
 }
 
 // RunWatch runs the controller until ctx ends or SIGINT or SIGTERM (nil error): restarts,
-// adoptions and refusals of Deployments, StatefulSets and DaemonSets are printed on out, one
-// line each (printer.ReloadWorkloadOutcome); the start line, the metrics address and
-// warnings on errOut. Errors: a bad selector, a metrics address that cannot be listened on,
+// adoptions and refusals of Deployments, StatefulSets and DaemonSets go to w.Report, one
+// call at a time; the start line, the metrics address and warnings are written on errOut. Errors: a bad selector, a metrics address that cannot be listened on,
 // the caches not synced, the Lease lost (ErrLeaderLost).
-func RunWatch(ctx context.Context, client kubernetes.Interface, w WatchConfig, out, errOut io.Writer) error {
+func RunWatch(ctx context.Context, client kubernetes.Interface, w WatchConfig, errOut io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sel, err := labels.Parse(w.Selector)
@@ -60,7 +61,7 @@ func RunWatch(ctx context.Context, client kubernetes.Interface, w WatchConfig, o
 	defer rec.Shutdown(5 * time.Second)
 	c, err := New(client, Config{
 		Namespace: ns, Selector: sel, GracePeriod: w.GracePeriod, MaxConcurrent: w.MaxConcurrent,
-		RolloutTimeout: w.Timeout, FieldManager: w.FieldManager, Report: reportLines(out), Recorder: rec, Warn: warn,
+		RolloutTimeout: w.Timeout, FieldManager: w.FieldManager, Report: serialized(w.Report), Recorder: rec, Warn: warn,
 	})
 	if err != nil {
 		return err
@@ -90,13 +91,16 @@ func RunWatch(ctx context.Context, client kubernetes.Interface, w WatchConfig, o
 	return c.Run(ctx, le)
 }
 
-// reportLines prints each of the controller's outcomes as one line on out (the workers
-// report concurrently: one line at a time).
-func reportLines(out io.Writer) func(Outcome) {
+// serialized calls report with one outcome at a time (the workers report concurrently);
+// nil reports nothing.
+func serialized(report func(Outcome)) func(Outcome) {
+	if report == nil {
+		return func(Outcome) {}
+	}
 	var mu sync.Mutex
 	return func(o Outcome) {
 		mu.Lock()
 		defer mu.Unlock()
-		printer.ReloadWorkloadOutcome(out, string(o.Type), o.Resource, o.Namespace, o.Name, o.Message)
+		report(o)
 	}
 }
