@@ -1,21 +1,34 @@
 // Package pipeline is the floor between pkg/cmd and the engines: a command fills a typed
-// config (Selection, Config, the Sources) and calls it, as kubectl's Options -> Run and
-// stern's Run(ctx, client, cfg) do. One pipeline, in order:
+// config (Selection, Config, the Sources, a verb's run struct) and calls it, as kubectl's
+// Options -> Run and stern's Run(ctx, client, cfg) do; pkg/cmd holds flags, help text and
+// the call, and hands the typed results to pkg/printer. One pipeline, in order:
 //
 //	Source.Select(selection) -> []Member      read: one context live, or a state file
 //	Config.Plan(member)      -> Result        change, timing, planner.Simulate, Checks
 //	Run(sources...)          -> []SourceResult every Source at once (Parallel, 4)
+//	Sink.Patch(...)                           the API, a server-side dry run, or print
 //
-// Where things go:
-//   - a new Source (another kind of state: a directory of files, a recorded cluster) is a
-//     type with Source's four methods, in its own file here (source.go holds Live and File);
-//   - a new check (quota, capacity, PDB, HPA: pkg/feasibility) is a Check function, pure
-//     (Input in, findings out), added with one line: Register(Check{Name: ..., Run: ...})
-//     in its package's init, or in Checks' default list (check.go) for the core ones;
-//   - a Sink (where a decided write goes: the API, a server dry run, a file) is not built yet:
-//     the writing verbs still write through pkg/rollout and pkg/kube; it belongs here, beside
-//     Config, as the one seam they call.
+// The files, by stage:
+//   - select and read: source.go (Live, File), select_run.go (SelectionOf, SelectFrom: the
+//     one way a selection becomes members), read_run.go (LoadLive through transient
+//     failures, NamespaceCache), contexts.go and contexts_flags.go (--contexts), kindsource.go
+//     (StatefulSets and DaemonSets);
+//   - change: change.go (DeploymentChange: the change flags; LoadState, DesiredDryRun),
+//     kinds.go (KindChange);
+//   - plan and time: plan.go, preview_run.go (Preview: one Deployment, a selection, several
+//     contexts), preview_kinds_run.go, timing.go, readiness.go;
+//   - manifest sets (-f/-k): set.go, setconfig.go, preview_set.go, kindmanifest.go,
+//     preview_set_kinds_run.go;
+//   - checks: check.go (the registry: Register(Check{Name, Run}), pure Input -> findings),
+//     feasibility.go and kindfeasibility.go (quota, capacity, PDB, HPA on every plan);
+//   - write: sink.go (the one seam of a decided write), undo_run.go, action_run.go
+//     (pause/resume/restart), kinds_write_run.go, write_run.go (the checks of a write),
+//     batch_run.go (the writing verbs over a selection);
+//   - read-only verbs: history_run.go, status.go, status_run.go, kinds_status.go,
+//     kinds_follow.go, kinds_progress.go, completion.go, completion_args.go.
 //
-// What is not here yet: the manifest sets of -f/-k (pkg/cmd preview_set.go, pkg/manifest)
-// and the writing verbs' selection (pkg/cmd many.go).
+// A new Source is a type with Source's methods in its own file; a new check is a Check
+// function registered in its package's init; a new kind of write goes through Sink. The
+// pipeline does not import pkg/printer (printer imports the pipeline's result types):
+// output decisions that need both live in printer.
 package pipeline
