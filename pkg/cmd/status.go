@@ -48,7 +48,14 @@ var (
 		of the remaining plan"), findings a FINDINGS block, and -o json a field feasibility.
 		The checks' objects are read once per command, with --watch too.
 
-		With -l, --all or -A (every namespace), one line per Deployment, with its namespace.`)
+		With -l, --all or -A (every namespace), one line per Deployment, with its namespace.
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME): kubectl rollout status's verdict, then
+		step k of n and what the controller waits for; while the rollout is in progress the
+		same reasons (the controller's FailedCreate events, Unschedulable pods, container
+		states, probes, lost nodes), the --checks on the remaining plan ("Will stall at the
+		controller's next sync: ..."), --fail-fast, and an ETA from preview's timed model.
+		-o json|yaml prints a WorkloadStatus.`)
 
 	statusExample = templates.Examples(`
 		# Where does the rollout of web stand?
@@ -67,7 +74,10 @@ var (
 		kubectl rollplan status -A
 
 		# Machine-readable (kind RolloutStatus, apiVersion rollplan.dev/v1alpha1)
-		kubectl rollplan status deploy/web -o json`)
+		kubectl rollplan status deploy/web -o json
+
+		# A StatefulSet's rollout: verdict, step, why it waits, ETA; followed to the end
+		kubectl rollplan status sts/db --watch`)
 )
 
 // StatusOptions holds the flags and dependencies of "kubectl rollplan status".
@@ -124,7 +134,7 @@ func newCmdStatus(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	}
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "Follow the rollouts until they are complete or fail (redrawn in place on a terminal, a line per change otherwise).")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "With --watch, the length of time to wait before giving up (exit 5), zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
-	cmd.Flags().StringVar(&o.PodReadyAfter, "pod-ready-after", "", "How long a pod takes from creation to Ready for the ETA (the timed model): a duration (2s) or a range MIN..MAX (1s..4s). Default: measured on each Deployment's own pods.")
+	cmd.Flags().StringVar(&o.PodReadyAfter, "pod-ready-after", "", "How long a pod takes from creation to Ready for the ETA (the timed model): a duration (2s) or a range MIN..MAX (1s..4s). Default: measured on each workload's own pods (Deployment, StatefulSet or DaemonSet).")
 	cmd.Flags().StringVar(&o.SyncLatency, "sync-latency", "", "The controllers' reaction time per write for the ETA and the steps (the timed model): a duration (500ms). Default: fitted to each Deployment's last rollout when it is complete; with --watch, kept for the next rollout once it starts; else 0.")
 	addFailFastFlags(cmd, &o.FailFast, &o.FailFastAfter)
 	cmd.Flags().StringVar(&o.Checks, "checks", "all", "Feasibility checks run on the remaining plan of each rollout in progress: a comma-separated list of quota, capacity, pdb, hpa, or all, or none. With --watch their objects are read once.")

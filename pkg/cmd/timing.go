@@ -13,7 +13,7 @@ type TimingFlags = pipeline.Timing
 
 // addTimingFlags registers --pod-ready-after and --sync-latency on cmd.
 func addTimingFlags(cmd *cobra.Command, f *TimingFlags) {
-	cmd.Flags().StringVar(&f.PodReadyAfter, "pod-ready-after", "", "With --readiness timed: how long a pod takes from creation to Ready, a duration (2s) or a range MIN..MAX (1s..4s) spread over pods. Default: measured on the Deployment's own pods (one extra LIST of pods); required with --state-file.")
+	cmd.Flags().StringVar(&f.PodReadyAfter, "pod-ready-after", "", "With --readiness timed: how long a pod takes from creation to Ready, a duration (2s) or a range MIN..MAX (1s..4s) spread over pods. Default: measured on the workload's own pods (Deployment, StatefulSet or DaemonSet; one extra LIST of pods); required with --state-file.")
 	addSyncLatencyFlag(cmd, &f.SyncLatency)
 }
 
