@@ -175,6 +175,24 @@ func (h *harness) deployment(name string) *appsv1.Deployment {
 }
 
 // events lists "REASON MESSAGE" of the Events on Deployment name, after a flush.
+// eventsWith is events(name) once it holds an event containing each of subs, or after 10 s
+// (the caller's check then fails naming what there is): the controller records an event
+// after its write returns, so a test that saw the write may look before the event exists.
+func (h *harness) eventsWith(name string, subs ...string) []string {
+	h.t.Helper()
+	var ev []string
+	_ = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		ev = h.events(name)
+		for _, sub := range subs {
+			if !contains(ev, sub) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	return ev
+}
+
 func (h *harness) events(name string) []string {
 	h.t.Helper()
 	h.rec.Flush(5 * time.Second)
