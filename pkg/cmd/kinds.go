@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -18,49 +16,15 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
-// KindsOptions are the flags and dependencies of history, undo, restart, pause, resume and
-// status when their arguments name StatefulSets or DaemonSets (issue 21). The Deployment
-// commands are untouched: kindsRunE routes here only for "sts/NAME", "ds NAME", "sts -l ..."
-// and kubectl's other forms of those two kinds.
+// KindsOptions are the flags and dependencies of history, undo, restart, pause, resume,
+// status and preview when their arguments name StatefulSets or DaemonSets (issue 21): the
+// verb's config (pipeline.KindsVerb, which validates and runs it), preview's --contexts and
+// --all-contexts (nil for the other verbs), and the streams. The Deployment commands are
+// untouched: kindsRunE routes here only for "sts/NAME", "ds NAME", "sts -l ..." and
+// kubectl's other forms of those two kinds.
 type KindsOptions struct {
-	Verb string
-	Args target.KindArgs
-
-	Selector      string
-	All           bool
-	AllNamespaces bool
-	Output        string
-	DryRun        cmdutil.DryRunStrategy
-	FieldManager  string
-	// Sink receives undo's and restart's patches (nil: pipeline.NewSink of DryRun and
-	// FieldManager).
-	Sink       pipeline.Sink
-	Yes        bool
-	ToRevision int64
-	Revision   int64
-	Watch      bool
-	Timeout    time.Duration
-
-	// Change, Readiness, StateFile and ExplicitNamespace are preview's (completePreview).
-	Change            pipeline.KindChange
-	Readiness         pipeline.Readiness
-	StateFile         string
-	ExplicitNamespace bool
-	// Checks are preview's --checks (parsed) and FailOnStall its --fail-on-stall.
-	Checks      []string
-	FailOnStall bool
-	// StatusConfig is status's (completeStatus).
-	StatusConfig pipeline.KindStatusConfig
-	// Contexts are preview's --contexts and --all-contexts (nil for the other verbs).
+	pipeline.KindsVerb
 	Contexts *ContextFlags
-
-	// Namespace is -n or the kubeconfig's; Client reaches the cluster; Now is the clock;
-	// Terminal says whether stdin and stderr are a terminal (the one confirmation).
-	Namespace string
-	Client    func() (kubernetes.Interface, error)
-	Now       func() time.Time
-	Terminal  func() bool
-
 	genericiooptions.IOStreams
 }
 
@@ -86,7 +50,7 @@ func kindsRunEContexts(f cmdutil.Factory, streams genericiooptions.IOStreams, ve
 		if contexts == nil && (fl.Changed("contexts") || fl.Changed("all-contexts")) {
 			return fmt.Errorf("%s of StatefulSets and DaemonSets reads one context: drop --contexts/--all-contexts and give --context", verb)
 		}
-		o := &KindsOptions{Verb: verb, Args: ka, Now: time.Now, Terminal: stdTerminal(streams), Contexts: contexts, IOStreams: streams}
+		o := &KindsOptions{KindsVerb: pipeline.KindsVerb{Verb: verb, Args: ka, Now: time.Now, Terminal: stdTerminal(streams)}, Contexts: contexts, IOStreams: streams}
 		if err := o.complete(f, cmd); err != nil {
 			return err
 		}
@@ -94,11 +58,7 @@ func kindsRunEContexts(f cmdutil.Factory, streams genericiooptions.IOStreams, ve
 			return err
 		}
 		if verb == "preview" {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return o.previewKinds(ctx, cmd)
+			return o.previewKinds(cmd)
 		}
 		return o.Run(cmd.Context())
 	}
@@ -108,15 +68,9 @@ func kindsRunEContexts(f cmdutil.Factory, streams genericiooptions.IOStreams, ve
 // and the client.
 func (o *KindsOptions) complete(f cmdutil.Factory, cmd *cobra.Command) error {
 	fl := cmd.Flags()
-	o.Selector = flagString(fl, "selector")
-	o.All = flagBool(fl, "all")
-	o.AllNamespaces = flagBool(fl, "all-namespaces")
-	o.Output = flagString(fl, "output")
-	o.FieldManager = flagString(fl, "field-manager")
-	o.Yes = flagBool(fl, "yes")
-	o.ToRevision = flagInt64(fl, "to-revision")
-	o.Revision = flagInt64(fl, "revision")
-	o.Watch = flagBool(fl, "watch")
+	o.Selector, o.All, o.AllNamespaces = flagString(fl, "selector"), flagBool(fl, "all"), flagBool(fl, "all-namespaces")
+	o.Output, o.FieldManager, o.Yes = flagString(fl, "output"), flagString(fl, "field-manager"), flagBool(fl, "yes")
+	o.ToRevision, o.Revision, o.Watch = flagInt64(fl, "to-revision"), flagInt64(fl, "revision"), flagBool(fl, "watch")
 	if d, err := fl.GetDuration("timeout"); err == nil {
 		o.Timeout = d
 	}
@@ -132,7 +86,9 @@ func (o *KindsOptions) complete(f cmdutil.Factory, cmd *cobra.Command) error {
 		}
 	}
 	if o.Verb == "status" {
-		if err := o.completeStatus(fl); err != nil {
+		after, _ := fl.GetDuration("fail-fast-after")
+		var err error
+		if o.StatusConfig, err = pipeline.ParseKindStatusFlags(flagString(fl, "checks"), flagString(fl, "pod-ready-after"), flagString(fl, "sync-latency"), flagBool(fl, "fail-fast"), after, o.Now); err != nil {
 			return err
 		}
 	}
@@ -167,126 +123,26 @@ func flagInt64(fl *pflag.FlagSet, name string) int64 {
 	return v
 }
 
-// Validate checks the selection and flags alone, with kubectl's words for the combinations
-// it refuses.
-func (o *KindsOptions) Validate() error {
-	named := len(o.Args.Refs) > 0
-	switch {
-	case named && (o.Selector != "" || o.All):
-		return errors.New("name cannot be provided when a selector is specified: give names, or -l/--selector or --all, not both")
-	case named && o.AllNamespaces:
-		return errors.New("a resource cannot be retrieved by name across all namespaces: drop -A/--all-namespaces and give the namespace with -n")
-	case o.Selector != "" && o.All:
-		return errors.New("setting 'all' parameter but found a non empty selector: give -l/--selector or --all, not both")
-	case !named && o.Selector == "" && !o.All && !o.AllNamespaces:
-		return fmt.Errorf("a %s is required: give %s/NAME, several names, -l/--selector or --all", o.Args.Kind, o.Args.Kind.Resource())
-	}
-	if o.Selector != "" {
-		if _, err := labels.Parse(o.Selector); err != nil {
-			return fmt.Errorf("the provided selector %q is not valid: %v", o.Selector, err)
-		}
-	}
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		return fmt.Errorf("unknown output format %q: use -o json or -o yaml for StatefulSets and DaemonSets", o.Output)
-	}
-	if o.Verb == "preview" {
-		if err := o.validatePreview(); err != nil {
-			return err
-		}
-	}
-	if o.Revision < 0 {
-		return fmt.Errorf("--revision %d: revisions are positive numbers", o.Revision)
-	}
-	if o.Timeout < 0 {
-		return fmt.Errorf("--timeout %s: must be 0 (never) or more", o.Timeout)
-	}
-	if o.Timeout > 0 && !o.Watch {
-		return errors.New("--timeout needs --watch")
-	}
-	return nil
-}
-
-// refs resolves the selection (pipeline.SelectKindRefs): the names in the namespace, or one
-// LIST of the kind with -l, --all or -A.
-func (o *KindsOptions) refs(ctx context.Context, client kubernetes.Interface) ([]target.KindRef, error) {
-	return pipeline.SelectKindRefs(ctx, client, o.Args, o.Namespace, o.AllNamespaces, o.Selector)
-}
-
-// noun names the selection's kind in the plural (pipeline.KindsNoun).
-func (o *KindsOptions) noun() string { return pipeline.KindsNoun(o.Args) }
-
-// several reports whether the selection is not one object named.
-func (o *KindsOptions) several() bool { return len(o.Args.Refs) != 1 }
-
-// Run runs the verb on every object selected; for several, a failure is named on stderr and
-// the others go on, and the error names each that failed.
+// Run runs the verb on every object selected (pipeline.KindsVerb.Run, printed as it goes by
+// printer.KindsReport; the one question through askYes), then prints what is left
+// (printer.PrintKindsResult) and exits as the result says.
 func (o *KindsOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if o.Verb == "pause" || o.Verb == "resume" {
-		return o.refuse()
-	}
-	client, err := o.Client()
+	ask := func(q string) bool { return askYes(o.In, o.ErrOut, q) }
+	res, err := o.KindsVerb.Run(ctx, printer.NewKindsReport(o.Out, o.ErrOut, o.KindsVerb, ask))
 	if err != nil {
 		return err
 	}
-	if (o.Verb == "undo" || o.Verb == "restart") && o.several() && o.DryRun == cmdutil.DryRunNone && !o.Yes && !o.Terminal() {
-		return fmt.Errorf("standard input is not a terminal, so %s cannot ask before changing several %s: pass --yes to %s them without asking, or --dry-run=client to preview only", o.Verb, o.noun(), o.Verb)
-	}
-	refs, err := o.refs(ctx, client)
-	if err != nil {
+	if err := printer.PrintKindsResult(o.Out, o.ErrOut, o.KindsVerb, res); err != nil {
 		return err
 	}
-	if len(refs) == 0 {
-		printer.PrintNoneSelected(o.ErrOut, o.Namespace)
+	return kindsExit(res.Exit, res.Message)
+}
+
+// kindsExit is the exit error of a verb's exit reason (nil: none).
+func kindsExit(e pipeline.KindsExit, msg string) error {
+	codes := map[pipeline.KindsExit]int{pipeline.KindsExitStalled: ExitStalled, pipeline.KindsExitTimedOut: ExitTimedOut, pipeline.KindsExitFailFast: ExitFailFast}
+	if e == pipeline.KindsExitNone {
 		return nil
 	}
-	switch o.Verb {
-	case "history":
-		return o.each(refs, func(r target.KindRef) error { return o.history(ctx, client, r) })
-	case "status":
-		return o.status(ctx, client, refs)
-	default:
-		return o.write(ctx, client, refs)
-	}
-}
-
-// each runs fn on every ref; with several, a failure is printed and the rest go on.
-func (o *KindsOptions) each(refs []target.KindRef, fn func(target.KindRef) error) error {
-	if !o.several() && len(refs) == 1 {
-		return fn(refs[0])
-	}
-	var failed []string
-	for _, r := range refs {
-		if err := fn(r); err != nil {
-			fmt.Fprintf(o.ErrOut, "error: %s (namespace %s): %v\n", r, r.Namespace, err)
-			failed = append(failed, r.String())
-		}
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%s failed for %d of %d: %v", o.Verb, len(failed), len(refs), failed)
-	}
-	return nil
-}
-
-// refuse is kubectl's answer to pause and resume of these kinds, before anything is read.
-func (o *KindsOptions) refuse() error { return pipeline.RefuseKinds(o.Verb, o.Args) }
-
-// history prints one object's history (pipeline.ReadKindHistory; -o: a WorkloadHistory).
-func (o *KindsOptions) history(ctx context.Context, client kubernetes.Interface, ref target.KindRef) error {
-	h, err := pipeline.ReadKindHistory(ctx, client, ref, o.Revision)
-	if err != nil {
-		return err
-	}
-	switch {
-	case o.Output != "":
-		return printYAMLOrJSON(o.Out, o.Output, printer.NewWorkloadHistory(h, o.Revision))
-	case o.Revision > 0:
-		return printer.PrintWorkloadRevision(o.Out, h, o.Revision)
-	default:
-		return printer.PrintWorkloadHistory(o.Out, h, o.Now())
-	}
+	return NewExitError(codes[e], msg)
 }

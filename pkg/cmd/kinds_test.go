@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
 )
@@ -75,8 +76,8 @@ func kindsFixture(t *testing.T, kind target.Kind) (workload.Workload, []runtime.
 func kindsOptions(verb string, c *fake.Clientset, args ...string) (*KindsOptions, *bytes.Buffer, *bytes.Buffer) {
 	streams, out, errOut := testStreams()
 	ka, _, _ := target.ParseKindArgs(args, true)
-	return &KindsOptions{Verb: verb, Args: ka, Namespace: "ns", Client: clientOf(c), Now: func() time.Time { return kindsNow },
-		Terminal: func() bool { return false }, FieldManager: DefaultFieldManager, IOStreams: streams}, out, errOut
+	return &KindsOptions{KindsVerb: pipeline.KindsVerb{Verb: verb, Args: ka, Namespace: "ns", Client: clientOf(c), Now: func() time.Time { return kindsNow },
+		Terminal: func() bool { return false }, FieldManager: DefaultFieldManager}, IOStreams: streams}, out, errOut
 }
 
 func TestKindsHistory(t *testing.T) {
@@ -294,6 +295,18 @@ func TestKindsPauseThroughRoot(t *testing.T) {
 		want := fmt.Sprintf("error: daemonsets.apps \"web\" %sing is not supported: only Deployments can be %sd\n", strings.TrimSuffix(verb, "e"), verb)
 		if code != ExitError || errOut != want || out != "" {
 			t.Errorf("%s: exit %d stdout %q stderr %q", verb, code, out, errOut)
+		}
+	}
+}
+
+func TestKindsExit(t *testing.T) {
+	if err := kindsExit(pipeline.KindsExitNone, ""); err != nil {
+		t.Errorf("no exit reason: %v", err)
+	}
+	for e, want := range map[pipeline.KindsExit]int{pipeline.KindsExitStalled: ExitStalled, pipeline.KindsExitTimedOut: ExitTimedOut, pipeline.KindsExitFailFast: ExitFailFast} {
+		var b bytes.Buffer
+		if got := HandleError(&b, kindsExit(e, "why")); got != want || b.String() != "error: why\n" {
+			t.Errorf("exit reason %d: code %d, printed %q; want %d", e, got, b.String(), want)
 		}
 	}
 }

@@ -38,3 +38,18 @@ func TestKindsStatusOutputWatch(t *testing.T) {
 		t.Errorf("status -o yaml --watch: want two documents, the first waiting, the last done:\n%s", got)
 	}
 }
+
+// TestKindsStatusWatchTimeout: --watch --timeout that passes before the rollout completes
+// exits ExitTimedOut naming the object.
+func TestKindsStatusWatchTimeout(t *testing.T) {
+	w, objs := kindsFixture(t, target.KindStatefulSet)
+	w.StatefulSet.Generation, w.StatefulSet.Status.ObservedGeneration, w.StatefulSet.Status.ReadyReplicas = 1, 1, 1
+	o, out, _ := kindsOptions("status", fake.NewClientset(objs...), "sts/db")
+	o.Watch, o.Timeout = true, 300*time.Millisecond
+	var b strings.Builder
+	err := o.Run(context.Background())
+	if code := HandleError(&b, err); code != ExitTimedOut || b.String() != "error: timed out after 300ms waiting for the rollout of statefulset.apps/db to finish\n" ||
+		!strings.HasPrefix(out.String(), "Waiting for 1 pods to be ready...") {
+		t.Errorf("exit %d %q; printed %q", code, b.String(), out)
+	}
+}
