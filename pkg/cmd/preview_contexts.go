@@ -1,11 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"slices"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -86,16 +81,6 @@ func (c *ContextFlags) complete(_ *cobra.Command, _ []string, toComplete string)
 	return pipeline.CompleteList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
-// validateContexts checks the flags of a preview across contexts (pure).
-func (o *PreviewOptions) validateContexts() error {
-	switch {
-	case !o.Contexts.given():
-	case o.StateFile != "":
-		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
-	}
-	return nil
-}
-
 // completeContexts is Complete across contexts: the selection (no request), and for -f/-k
 // the namespace of the set and the one Deployment named, as for one context.
 func (o *PreviewOptions) completeContexts(f cmdutil.Factory, args []string) error {
@@ -111,31 +96,5 @@ func (o *PreviewOptions) completeContexts(f cmdutil.Factory, args []string) erro
 	return nil
 }
 
-// runContexts previews the selection in every context (pipeline.Preview.PlanContexts:
-// DefaultSources at once). Human: one summary, CONTEXT first, then each plan headed by its context; -o: one
-// RolloutPlanList whose items carry their context. A context that could not be read is one
-// line on stderr ("error: context NAME: REASON"), a Deployment that could not be planned one
-// line naming its context; the others are printed. Exit: fleetExit's for failed
-// Deployments, else 1 when a context failed, else fleetExit's stall.
-func (o *PreviewOptions) runContexts(ctx context.Context) error {
-	sel, err := o.selection()
-	if err != nil {
-		return err
-	}
-	sel.AllowMissing, sel.RequireNamespace = o.Change.HasManifest(), true
-	srcs, errs := o.Contexts.sources()
-	rs, errs := o.preview().PlanContexts(ctx, srcs, errs, sel)
-	results := printer.PreviewPlans(rs)
-	if len(results) == 0 && !slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
-		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
-	}
-	failed, stalled := printer.Tally(results)
-	if err := o.view().PrintFleet(o.Out, results, true); err != nil {
-		return err
-	}
-	names, failedContexts := printer.PrintFleetContextFailures(o.ErrOut, o.Contexts.resolved, errs, results, o.Fleet.Selection.AllNamespaces)
-	if len(failed) == 0 && failedContexts > 0 {
-		return NewExitError(ExitError, "")
-	}
-	return fleetExit(names, stalled, o.FailOnStall)
-}
+// noneFound is kubectl's line for an empty selection (printer.NoneFound).
+func noneFound(namespace string) string { return printer.NoneFound(namespace) }
