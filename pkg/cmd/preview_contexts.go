@@ -3,7 +3,6 @@ package cmd
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -43,23 +42,13 @@ func (c *ContextFlags) given() bool { return len(c.Contexts) > 0 || c.All }
 // many reports whether the command runs in more than one context.
 func (c *ContextFlags) many() bool { return len(c.resolved) > 1 }
 
-// resolve checks the flags and resolves the contexts before any request
-// (pipeline.Kubeconfig.ResolveFlags: --context with them, both flags together, an unknown
-// context naming the kubeconfig's are refused). One
-// context becomes --context: the command then runs, and prints, exactly as with it.
-func (c *ContextFlags) resolve(cmd *cobra.Command) error {
-	if !c.given() {
-		return nil
+// resolve checks the flags and resolves the contexts before any request; one context becomes
+// --context (pipeline.Kubeconfig.ResolveContextFlags).
+func (c *ContextFlags) resolve(cmd *cobra.Command) (err error) {
+	if c.given() {
+		c.resolved, err = c.Kubeconfig.ResolveContextFlags(c.Contexts, c.All, cmd.Flags().Changed("context"))
 	}
-	names, err := c.Kubeconfig.ResolveFlags(c.Contexts, c.All, cmd.Flags().Changed("context"))
-	if err != nil {
-		return err
-	}
-	c.resolved = names
-	if len(names) == 1 {
-		*c.Kubeconfig.Flags.Context = names[0]
-	}
-	return nil
+	return err
 }
 
 // sources returns the Live Source of each context, in order (pipeline.Kubeconfig.Sources).
@@ -67,33 +56,17 @@ func (c *ContextFlags) sources() ([]*pipeline.Live, []error) {
 	return c.Kubeconfig.Sources(c.resolved)
 }
 
-// complete completes --contexts: the kubeconfig's contexts not given yet, after the names
-// already typed ("prod-eu,<TAB>").
+// complete completes --contexts (pipeline.Kubeconfig.CompleteContexts).
 func (c *ContextFlags) complete(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if c.Kubeconfig == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	known, err := c.Kubeconfig.Contexts()
-	if err != nil {
+	names, err := c.Kubeconfig.CompleteContexts(toComplete)
+	switch {
+	case err != nil:
 		cobra.CompDebugln("rollplan: "+err.Error(), true)
+		fallthrough
+	case c.Kubeconfig == nil:
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return pipeline.CompleteList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// completeContexts is Complete across contexts: the selection (no request), and for -f/-k
-// the namespace of the set and the one Deployment named, as for one context.
-func (o *PreviewOptions) completeContexts(f cmdutil.Factory, args []string) error {
-	if o.manifests() && len(args) == 0 {
-		return o.completeSet(f)
-	}
-	if err := o.Fleet.complete(f, args, "", nil); err != nil {
-		return err
-	}
-	if o.manifests() {
-		return o.Target.complete(f, args, "", nil)
-	}
-	return nil
+	return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
 // noneFound is kubectl's line for an empty selection (printer.NoneFound).
