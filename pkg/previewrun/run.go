@@ -127,12 +127,7 @@ func (o *preview) runFleet(ctx context.Context) error {
 	if err := o.View.PrintFleet(o.Out, results, false); err != nil {
 		return err
 	}
-	withNS := o.Selection.AllNamespaces
-	var names []string
-	for _, m := range failed {
-		printer.PrintFailure(o.ErrOut, printer.Failure{Namespace: m.Namespace, Name: m.Name, WithNamespace: withNS, Err: m.Err})
-		names = append(names, printer.DeploymentName(m.Namespace, m.Name, withNS))
-	}
+	names := printer.PrintFailures(o.ErrOut, failed, o.Selection.AllNamespaces)
 	return FleetExit(names, stalled, o.FailOnStall)
 }
 
