@@ -72,7 +72,7 @@ type PreviewOptions struct {
 	Change ChangeFlags
 	// Partition is --partition: StatefulSets only (preview_kinds.go); a Deployment refuses it.
 	Partition int32
-	// Filenames are -f/-R/-k: a manifest set, every Deployment in it planned (preview_set.go).
+	// Filenames are -f/-R/-k: a manifest set, every Deployment in it planned (previewrun).
 	Filenames   resource.FilenameOptions
 	Readiness   string
 	Timing      TimingFlags
