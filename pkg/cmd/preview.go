@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/resource"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/previewrun"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
@@ -70,7 +72,7 @@ type PreviewOptions struct {
 	Change ChangeFlags
 	// Partition is --partition: StatefulSets only (preview_kinds.go); a Deployment refuses it.
 	Partition int32
-	// Filenames are -f/-R/-k: a manifest set, every Deployment in it planned (preview_set.go).
+	// Filenames are -f/-R/-k: a manifest set, every Deployment in it planned (previewrun).
 	Filenames   resource.FilenameOptions
 	Readiness   string
 	Timing      TimingFlags
@@ -90,15 +92,8 @@ type PreviewOptions struct {
 	enforceNamespace bool
 	// Now is the clock.
 	Now func() time.Time
-	// kindRows and kindSources are the plans of a manifest set's StatefulSets and DaemonSets
-	// and the file of each (preview_set_kinds.go).
-	kindRows    []printer.KindSummaryRow
-	kindSources []string
 	// Contexts are --contexts and --all-contexts (preview_contexts.go).
 	Contexts ContextFlags
-	// fleets holds each namespace's Deployments once read (readFleet): a manifest set's plans
-	// and its config restarts share one read.
-	fleets fleetCache
 
 	genericiooptions.IOStreams
 }
@@ -152,37 +147,39 @@ func newCmdPreview(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 	return cmd
 }
 
-// Complete resolves the namespace, the selection (one Deployment's name, or many) and the
-// client.
+// Complete resolves the contexts, the namespace, the selection (one Deployment's name, or
+// many; across contexts, no request) and the client.
 func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	if cmd.Flags().Changed("partition") {
 		return errors.New("--partition is a StatefulSet field: preview sts/NAME --partition N, or drop it for Deployments")
 	}
-	if err := o.validateContexts(); err != nil {
-		return err
+	if o.Contexts.given() && o.StateFile != "" {
+		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
 	}
 	if err := o.Contexts.resolve(cmd); err != nil {
 		return err
 	}
-	if o.Contexts.many() {
-		return o.completeContexts(f, args)
+	// One Deployment's preview pages through every pod of the cluster too (the capacity
+	// check): fleetTune's QPS and protobuf, not the default 5 per second, which held the 11th
+	// and 12th pages of 5,000 pods back 0.35 s (make bench-feasibility). Across contexts, no
+	// client: each context has its own.
+	many, client := o.Contexts.many(), fleetClient(f)
+	if many {
+		client = nil
 	}
 	if o.manifests() && len(args) == 0 {
 		return o.completeSet(f)
 	}
-	if err := o.Fleet.complete(f, args, o.StateFile, fleetClient(f)); err != nil { // a state file takes -l, --all, -A too
+	if err := o.Fleet.complete(f, args, o.StateFile, client); err != nil { // a state file takes -l, --all, -A too
 		return err
 	}
-	if o.Fleet.many() {
+	if (many && !o.manifests()) || (!many && o.Fleet.many()) {
 		return nil
 	}
-	// One Deployment's preview pages through every pod of the cluster too (the capacity
-	// check): fleetTune's QPS and protobuf, not the default 5 per second, which held the 11th
-	// and 12th pages of 5,000 pods back 0.35 s (make bench-feasibility).
-	return o.Target.complete(f, args, o.StateFile, fleetClient(f))
+	return o.Target.complete(f, args, o.StateFile, client)
 }
 
-// Validate checks the flags.
+// Validate checks the flags (pure).
 func (o *PreviewOptions) Validate() error {
 	if err := validateAnyReadiness(o.Readiness); err != nil {
 		return err
@@ -190,8 +187,13 @@ func (o *PreviewOptions) Validate() error {
 	if err := o.Timing.Validate(o.Readiness, o.StateFile); err != nil {
 		return err
 	}
-	if err := o.validateFleet(); err != nil {
-		return err
+	switch many := o.Fleet.many() || o.Fleet.Select.Selector != "" || o.Fleet.Select.All || o.Fleet.Select.AllNamespaces; {
+	case o.Summary && !o.Output.Human():
+		return errors.New("--summary prints the human table: drop -o")
+	case o.manifests() && many:
+		return errors.New("-f/-k give the Deployments of a manifest set: they do not go with several names, -l, --all or -A; name one Deployment of the set, or none to plan them all")
+	case o.Fleet.many() && o.Fleet.Selection.AllNamespaces && o.Change.Any():
+		return errors.New("-A/--all-namespaces previews the rollouts in flight: drop the change flag, or give the namespace with -n")
 	}
 	if _, err := feasibility.ParseChecks(o.Checks); err != nil {
 		return err
@@ -204,42 +206,22 @@ func (o *PreviewOptions) Validate() error {
 	return o.Change.Validate()
 }
 
-// Run reads the state, applies the change, simulates the controller and prints the plan.
+// Run previews what the flags select and prints it (previewrun.Config.Run); its Exit is the
+// command's exit code.
 func (o *PreviewOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	switch {
-	case o.Contexts.many() && o.manifests():
-		return o.runSetContexts(ctx)
-	case o.Contexts.many():
-		return o.runContexts(ctx)
-	case o.manifests():
-		return o.runSet(ctx)
-	case o.Fleet.many():
-		return o.runFleet(ctx)
+	err := o.config().Run(ctx)
+	if e := (*previewrun.Exit)(nil); errors.As(err, &e) {
+		return NewExitError(e.Code, e.Message)
 	}
-	return o.runOne(ctx)
+	return err
 }
 
-// runOne previews the change of the one Deployment o names (pipeline.Preview.PlanOne).
-func (o *PreviewOptions) runOne(ctx context.Context) error {
-	r, err := o.preview().PlanOne(ctx, o.Client, o.Ref)
-	if err != nil {
-		return err
-	}
-	if err := o.view().PrintOne(o.Out, r); err != nil {
-		return err
-	}
-	if o.FailOnStall && r.Stalls() {
-		return NewExitError(ExitStalled, "")
-	}
-	return nil
-}
-
-// preview is the pipeline's config of the flags; its change is o.Change as it is when a plan
-// is made (a manifest set's picked Deployment sets its Manifest first).
-func (o *PreviewOptions) preview() *pipeline.Preview {
+// config is the preview of the flags: the pipeline's config (its change o.Change; a manifest
+// set's Deployment its manifest, ManifestChange), how it prints, and what it reads.
+func (o *PreviewOptions) config() *previewrun.Config {
 	p := &pipeline.Preview{
 		Readiness: o.Readiness, Timing: o.Timing, StateFile: o.StateFile, Checks: o.Checks,
 		FromManifest: o.Change.HasManifest(), DryRun: serverDryRun, In: o.In, Now: o.Now,
@@ -252,10 +234,36 @@ func (o *PreviewOptions) preview() *pipeline.Preview {
 	if o.Change.Any() {
 		p.Change = &o.Change
 	}
-	return p
+	return &previewrun.Config{
+		Preview: p, FailOnStall: o.FailOnStall, Filenames: o.Filenames,
+		View: printer.PreviewView{Output: o.Output, MaxSteps: o.MaxSteps, Summary: o.Summary, Change: o.Change.change().Words()},
+		Ref:  o.Ref, Namespace: o.Namespace, EnforceNamespace: o.enforceNamespace, Client: o.Client,
+		Selection: o.Fleet.Selection, FleetClient: o.Fleet.Client, ChunkSize: o.Fleet.Select.ChunkSize,
+		Contexts: o.Contexts.resolved, Sources: o.Contexts.sources, Out: o.Out, ErrOut: o.ErrOut,
+	}
 }
 
-// view is how the flags print the plans.
-func (o *PreviewOptions) view() printer.PreviewView {
-	return printer.PreviewView{Output: o.Output, MaxSteps: o.MaxSteps, Summary: o.Summary, Change: o.changeWords()}
+// manifests reports whether -f or -k was given: preview plans a manifest set.
+func (o *PreviewOptions) manifests() bool {
+	return len(o.Filenames.Filenames) > 0 || o.Filenames.Kustomize != ""
+}
+
+// completeSet resolves what a preview of a manifest set without a name needs: the namespace
+// of -n or the kubeconfig ("default" without either; offline without -n, none: a manifest
+// Deployment without a namespace matches the state file's of its name), whether -n was given
+// (an object of another namespace is then refused, as by kubectl apply), and the client.
+func (o *PreviewOptions) completeSet(f cmdutil.Factory) error {
+	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil && o.StateFile == "" {
+		return err
+	}
+	switch {
+	case o.StateFile != "" && !explicit:
+		ns = ""
+	case ns == "":
+		ns = metav1.NamespaceDefault
+	}
+	o.Namespace, o.enforceNamespace = ns, explicit
+	o.Client = fleetClient(f) // the reads and dry runs of many Deployments: QPS 50, protobuf
+	return nil
 }

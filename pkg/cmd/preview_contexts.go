@@ -1,14 +1,8 @@
 package cmd
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"slices"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -48,23 +42,13 @@ func (c *ContextFlags) given() bool { return len(c.Contexts) > 0 || c.All }
 // many reports whether the command runs in more than one context.
 func (c *ContextFlags) many() bool { return len(c.resolved) > 1 }
 
-// resolve checks the flags and resolves the contexts before any request
-// (pipeline.Kubeconfig.ResolveFlags: --context with them, both flags together, an unknown
-// context naming the kubeconfig's are refused). One
-// context becomes --context: the command then runs, and prints, exactly as with it.
-func (c *ContextFlags) resolve(cmd *cobra.Command) error {
-	if !c.given() {
-		return nil
+// resolve checks the flags and resolves the contexts before any request; one context becomes
+// --context (pipeline.Kubeconfig.ResolveContextFlags).
+func (c *ContextFlags) resolve(cmd *cobra.Command) (err error) {
+	if c.given() {
+		c.resolved, err = c.Kubeconfig.ResolveContextFlags(c.Contexts, c.All, cmd.Flags().Changed("context"))
 	}
-	names, err := c.Kubeconfig.ResolveFlags(c.Contexts, c.All, cmd.Flags().Changed("context"))
-	if err != nil {
-		return err
-	}
-	c.resolved = names
-	if len(names) == 1 {
-		*c.Kubeconfig.Flags.Context = names[0]
-	}
-	return nil
+	return err
 }
 
 // sources returns the Live Source of each context, in order (pipeline.Kubeconfig.Sources).
@@ -72,70 +56,18 @@ func (c *ContextFlags) sources() ([]*pipeline.Live, []error) {
 	return c.Kubeconfig.Sources(c.resolved)
 }
 
-// complete completes --contexts: the kubeconfig's contexts not given yet, after the names
-// already typed ("prod-eu,<TAB>").
+// complete completes --contexts (pipeline.Kubeconfig.CompleteContexts).
 func (c *ContextFlags) complete(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if c.Kubeconfig == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	known, err := c.Kubeconfig.Contexts()
-	if err != nil {
-		cobra.CompDebugln("rollplan: "+err.Error(), true)
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return pipeline.CompleteList(known, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// validateContexts checks the flags of a preview across contexts (pure).
-func (o *PreviewOptions) validateContexts() error {
+	names, err := c.Kubeconfig.CompleteContexts(toComplete)
 	switch {
-	case !o.Contexts.given():
-	case o.StateFile != "":
-		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
+	case err != nil:
+		cobra.CompDebugln("rollplan: "+err.Error(), true)
+		fallthrough
+	case c.Kubeconfig == nil:
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return nil
+	return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
-// completeContexts is Complete across contexts: the selection (no request), and for -f/-k
-// the namespace of the set and the one Deployment named, as for one context.
-func (o *PreviewOptions) completeContexts(f cmdutil.Factory, args []string) error {
-	if o.manifests() && len(args) == 0 {
-		return o.completeSet(f)
-	}
-	if err := o.Fleet.complete(f, args, "", nil); err != nil {
-		return err
-	}
-	if o.manifests() {
-		return o.Target.complete(f, args, "", nil)
-	}
-	return nil
-}
-
-// runContexts previews the selection in every context (pipeline.Preview.PlanContexts:
-// DefaultSources at once). Human: one summary, CONTEXT first, then each plan headed by its context; -o: one
-// RolloutPlanList whose items carry their context. A context that could not be read is one
-// line on stderr ("error: context NAME: REASON"), a Deployment that could not be planned one
-// line naming its context; the others are printed. Exit: fleetExit's for failed
-// Deployments, else 1 when a context failed, else fleetExit's stall.
-func (o *PreviewOptions) runContexts(ctx context.Context) error {
-	sel, err := o.selection()
-	if err != nil {
-		return err
-	}
-	sel.AllowMissing, sel.RequireNamespace = o.Change.HasManifest(), true
-	srcs, errs := o.Contexts.sources()
-	rs, errs := o.preview().PlanContexts(ctx, srcs, errs, sel)
-	results := printer.PreviewPlans(rs)
-	if len(results) == 0 && !slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
-		fmt.Fprintln(o.ErrOut, noneFound(o.Fleet.Selection.Scope().Namespace))
-	}
-	failed, stalled := printer.Tally(results)
-	if err := o.view().PrintFleet(o.Out, results, true); err != nil {
-		return err
-	}
-	names, failedContexts := printer.PrintFleetContextFailures(o.ErrOut, o.Contexts.resolved, errs, results, o.Fleet.Selection.AllNamespaces)
-	if len(failed) == 0 && failedContexts > 0 {
-		return NewExitError(ExitError, "")
-	}
-	return fleetExit(names, stalled, o.FailOnStall)
-}
+// noneFound is kubectl's line for an empty selection (printer.NoneFound).
+func noneFound(namespace string) string { return printer.NoneFound(namespace) }

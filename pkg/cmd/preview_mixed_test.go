@@ -14,6 +14,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // mixedWebManifest updates the live web of reloadFixture (a new image; it still reads key A
@@ -90,7 +91,7 @@ func TestPreviewManifestSetWithConfig(t *testing.T) {
 		}
 		got = append(got, r)
 	}
-	want := []row{{"web", "Update", "web.yaml", "Complete"}, {"api", ChangeConfigRestart, "config.yaml", "Complete"}}
+	want := []row{{"web", "Update", "web.yaml", "Complete"}, {"api", printer.ChangeConfigRestart, "config.yaml", "Complete"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("-o json items (-want +got):\n%s", d)
 	}

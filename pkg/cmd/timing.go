@@ -14,10 +14,5 @@ type TimingFlags = pipeline.Timing
 // addTimingFlags registers --pod-ready-after and --sync-latency on cmd.
 func addTimingFlags(cmd *cobra.Command, f *TimingFlags) {
 	cmd.Flags().StringVar(&f.PodReadyAfter, "pod-ready-after", "", "With --readiness timed: how long a pod takes from creation to Ready, a duration (2s) or a range MIN..MAX (1s..4s) spread over pods. Default: measured on the workload's own pods (Deployment, StatefulSet or DaemonSet; one extra LIST of pods); required with --state-file.")
-	addSyncLatencyFlag(cmd, &f.SyncLatency)
-}
-
-// addSyncLatencyFlag registers --sync-latency (preview --readiness timed, status).
-func addSyncLatencyFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "sync-latency", "", "With the timed model: the controllers' reaction time per write (pod creation, status updates, the next sync), a duration (500ms). Default: fitted to the live Deployment's last rollout (the time it took beside the model's replay of it); 0 with --state-file.")
+	cmd.Flags().StringVar(&f.SyncLatency, "sync-latency", "", "With the timed model: the controllers' reaction time per write (pod creation, status updates, the next sync), a duration (500ms). Default: fitted to the live Deployment's last rollout (the time it took beside the model's replay of it); 0 with --state-file.")
 }
