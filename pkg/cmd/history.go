@@ -139,17 +139,17 @@ func (o *HistoryOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []
 
 // Validate checks the flags (pipeline.HistoryConfig.Validate) and -o.
 func (o *HistoryOptions) Validate() error {
-	if err := o.HistoryConfig.Validate(o.Fleet.many() || o.Contexts.many(), o.Output.Human()); err != nil || o.Output.Human() {
+	if err := o.HistoryConfig.Validate(o.Fleet.many() || o.Contexts.many(), o.Output.Human()); err != nil {
 		return err
 	}
-	_, err := o.Output.ToPrinter()
+	_, err := o.Output.HumanOrPrinter()
 	return err
 }
 
 // Run reads the history of the Deployment (pipeline.HistoryConfig.ReadHistory) and prints it
 // (printer.PrintHistoryResult; --diff through KUBECTL_EXTERNAL_DIFF when set), or runMany's.
 func (o *HistoryOptions) Run(ctx context.Context) error {
-	p, err := o.printer()
+	p, err := o.Output.HumanOrPrinter()
 	if err != nil {
 		return err
 	}
@@ -187,14 +187,6 @@ func (o *HistoryOptions) runMany(ctx context.Context, p printers.ResourcePrinter
 		return NewExitError(ExitError, "")
 	}
 	return cmp.Or(err, fleetExit(names, 0, false))
-}
-
-// printer returns the -o printer, or nil for the human form.
-func (o *HistoryOptions) printer() (printers.ResourcePrinter, error) {
-	if o.Output.Human() {
-		return nil, nil
-	}
-	return o.Output.ToPrinter()
 }
 
 // selectContexts is pipeline.SelectContexts of c's Sources (drivestatus_contexts.go calls it).

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/kubectl/pkg/util/term"
@@ -148,10 +147,10 @@ func (o *StatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 
 // Validate checks the flags (pipeline.StatusFlags.Validate) and -o.
 func (o *StatusOptions) Validate() error {
-	if err := o.StatusFlags.Validate(o.Contexts.many()); err != nil || o.Output.Human() {
+	if err := o.StatusFlags.Validate(o.Contexts.many()); err != nil {
 		return err
 	}
-	_, err := o.Output.ToPrinter()
+	_, err := o.Output.HumanOrPrinter()
 	return err
 }
 
@@ -164,11 +163,9 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var p printers.ResourcePrinter
-	if !o.Output.Human() {
-		if p, err = o.Output.ToPrinter(); err != nil {
-			return err
-		}
+	p, err := o.Output.HumanOrPrinter()
+	if err != nil {
+		return err
 	}
 	if o.Contexts.many() {
 		srcs, errs := o.Contexts.sources()
