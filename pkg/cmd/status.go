@@ -180,10 +180,14 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	show := printer.StatusShower(o.Out, p, o.Watch, o.Terminal, len(cfg.Names) == 1)
 	sts, timedOut, err := pipeline.FollowStatus(ctx, client, cfg, o.Checks, show)
-	if err == nil && len(sts) == 0 {
-		fmt.Fprintln(o.ErrOut, noneFound(cfg.Namespace))
+	if err != nil {
+		return err
 	}
-	return cmp.Or(err, exitOf(pipeline.StatusExit(sts, timedOut, o.Timeout, o.FailFastAfter, 0)))
+	if len(sts) == 0 {
+		fmt.Fprintln(o.ErrOut, noneFound(cfg.Namespace))
+		return nil
+	}
+	return exitOf(pipeline.StatusExit(sts, timedOut, o.Timeout, o.FailFastAfter, 0))
 }
 
 // exitOf is the command's error of an exit code and its message (nil for ExitOK).
