@@ -1,23 +1,21 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/exec"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
 var (
@@ -57,20 +55,17 @@ var (
 		kubectl rollplan history deploy/web -o json`)
 )
 
-// HistoryOptions holds the flags and dependencies of "kubectl rollplan history".
+// HistoryOptions holds the flags (pipeline.HistoryConfig) and dependencies of "kubectl
+// rollplan history".
 type HistoryOptions struct {
-	Revision  int64
-	Diff      bool
-	DiffFrom  int64 // 0: the previous revision
-	DiffTo    int64 // 0: the current revision
-	StateFile string
-	Output    *printer.OutputFlags
+	pipeline.HistoryConfig
+	Output *printer.OutputFlags
 
 	Target
 	// Fleet is the selection of many Deployments (several names, -l, --all, -A): one
 	// section each; when it selects one by name, Target is that one.
 	Fleet Targets
-	// Contexts are --contexts and --all-contexts (history_contexts.go).
+	// Contexts are --contexts and --all-contexts.
 	Contexts ContextFlags
 	// Now is the clock AGE is computed from; Exec runs KUBECTL_EXTERNAL_DIFF; Getenv reads
 	// the environment.
@@ -83,14 +78,8 @@ type HistoryOptions struct {
 
 // NewHistoryOptions returns HistoryOptions with defaults.
 func NewHistoryOptions(streams genericiooptions.IOStreams) *HistoryOptions {
-	return &HistoryOptions{
-		Output:    printer.NewOutputFlags(),
-		Fleet:     newTargets(readOnlyFleet),
-		Now:       time.Now,
-		Exec:      exec.New(),
-		Getenv:    os.Getenv,
-		IOStreams: streams,
-	}
+	return &HistoryOptions{Output: printer.NewOutputFlags(), Fleet: newTargets(readOnlyFleet), Now: time.Now,
+		Exec: exec.New(), Getenv: os.Getenv, IOStreams: streams}
 }
 
 // NewCmdHistory returns "kubectl rollplan history" (without --contexts: it needs the root's
@@ -126,8 +115,8 @@ func newCmdHistory(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericio
 	return cmd
 }
 
-// Complete resolves the Deployment's name, the two revisions of --diff A B, the namespace and
-// the client.
+// Complete resolves the contexts, the two revisions of --diff A B, the selection, the
+// Deployment's name and namespace and the client.
 func (o *HistoryOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	if o.Contexts.given() && o.StateFile != "" {
 		return errors.New("--state-file is one cluster's state: drop --contexts/--all-contexts, or --state-file")
@@ -138,90 +127,70 @@ func (o *HistoryOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []
 	if o.Contexts.many() {
 		return o.Fleet.complete(f, args, "", nil)
 	}
-	if o.Diff && len(args) >= 3 {
-		a, errA := strconv.ParseInt(args[len(args)-2], 10, 64)
-		b, errB := strconv.ParseInt(args[len(args)-1], 10, 64)
-		if errA == nil && errB == nil {
-			if a <= 0 || b <= 0 {
-				return fmt.Errorf("--diff %d %d: revisions are positive numbers", a, b)
-			}
-			o.DiffFrom, o.DiffTo = a, b
-			args = args[:len(args)-2]
-		}
-	}
-	if err := o.Fleet.completeFleet(f, args, o.StateFile); err != nil {
+	args, err := o.ParseDiffArgs(args)
+	if err != nil {
 		return err
 	}
-	if o.Fleet.many() {
-		return nil
+	if err := o.Fleet.completeFleet(f, args, o.StateFile); err != nil || o.Fleet.many() {
+		return err
 	}
 	return o.Target.complete(f, args, o.StateFile, nil)
 }
 
-// Validate checks the flags.
+// Validate checks the flags (pipeline.HistoryConfig.Validate) and -o.
 func (o *HistoryOptions) Validate() error {
-	if o.Revision < 0 {
-		return fmt.Errorf("--revision %d: revisions are positive numbers", o.Revision)
+	if err := o.HistoryConfig.Validate(o.Fleet.many() || o.Contexts.many(), o.Output.Human()); err != nil {
+		return err
 	}
-	if o.Revision > 0 && o.Diff {
-		return errors.New("--revision and --diff do not go together: use --diff A B")
-	}
-	if o.Diff && !o.Output.Human() {
-		return errors.New("--diff prints a text diff: drop -o")
-	}
-	if (o.Fleet.many() || o.Contexts.many()) && (o.Revision > 0 || o.Diff) {
-		return errors.New("--revision and --diff show one Deployment's revisions: name one Deployment")
-	}
-	if !o.Output.Human() {
-		if _, err := o.Output.ToPrinter(); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := o.Output.HumanOrPrinter()
+	return err
 }
 
-// Run reads the Deployment and its ReplicaSets and prints the history, a revision or a diff.
+// Run reads the history of the Deployment (pipeline.HistoryConfig.ReadHistory) and prints it
+// (printer.PrintHistoryResult; --diff through KUBECTL_EXTERNAL_DIFF when set), or runMany's.
 func (o *HistoryOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if o.Contexts.many() {
-		return o.runContexts(ctx)
-	}
-	if o.Fleet.many() {
-		return o.runFleet(ctx)
-	}
-	state, err := loadState(ctx, o.Client, o.StateFile, o.Namespace, o.Name, false)
+	p, err := o.Output.HumanOrPrinter()
 	if err != nil {
 		return err
 	}
-	h := rollout.BuildHistory(state.Deployment, state.ReplicaSets)
-	if o.Revision > 0 && h.Find(o.Revision) == nil {
-		return pipeline.RevisionError(h, o.Revision)
+	if o.Fleet.many() || o.Contexts.many() {
+		return o.runMany(ctx, p)
 	}
-	switch {
-	case o.Diff:
-		return o.printDiff(h, state.Deployment)
-	case !o.Output.Human():
-		p, err := o.Output.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return p.PrintObj(printer.NewRolloutHistory(h, o.Revision), o.Out)
-	case o.Revision > 0:
-		return printer.PrintRevision(o.Out, h, o.Revision)
-	default:
-		return printer.PrintHistory(o.Out, h, o.Now())
+	r, err := o.ReadHistory(ctx, o.Client, o.Namespace, o.Name)
+	if err != nil {
+		return err
 	}
+	if env := o.Getenv("KUBECTL_EXTERNAL_DIFF"); o.Diff && env != "" {
+		return pipeline.ExternalDiff(o.Exec, env, o.Namespace, o.Name, r.From, r.To, o.Out, o.ErrOut)
+	}
+	return printer.PrintHistoryResult(o.Out, p, r, o.Revision, o.Diff, o.Now())
 }
 
-func (o *HistoryOptions) printDiff(h *rollout.History, d *appsv1.Deployment) error {
-	from, to, err := pipeline.DiffSides(h, d, o.DiffFrom, o.DiffTo)
+// runMany reads the history of the selection (pipeline.HistoryFleet) or of the selection in
+// every context (pipeline.HistoryContexts) and prints it (printer.PrintFleetHistory). Exit 1
+// when a Deployment (naming them) or a context failed.
+func (o *HistoryOptions) runMany(ctx context.Context, p printers.ResourcePrinter) error {
+	sel := o.Fleet.Selection
+	var r pipeline.FleetHistory
+	var err error
+	if o.Contexts.many() {
+		srcs, errs := o.Contexts.sources()
+		r, err = pipeline.HistoryContexts(ctx, sel, o.Contexts.resolved, srcs, errs)
+	} else {
+		r, err = pipeline.HistoryFleet(ctx, sel, o.Fleet.Client, o.StateFile)
+	}
 	if err != nil {
 		return err
 	}
-	if env := o.Getenv("KUBECTL_EXTERNAL_DIFF"); env != "" {
-		return pipeline.ExternalDiff(o.Exec, env, o.Namespace, o.Name, from, to, o.Out, o.ErrOut)
+	names, failedContexts, err := printer.PrintFleetHistory(o.Out, o.ErrOut, p, r, o.Now(), sel.AllNamespaces, noneFound(sel.Scope().Namespace))
+	if err == nil && len(names) == 0 && failedContexts > 0 {
+		return NewExitError(ExitError, "")
 	}
-	return printer.PrintTemplateDiff(o.Out, from.Label, to.Label, rollout.UnifiedDiff(from.Label, to.Label, from.YAML, to.YAML))
+	return cmp.Or(err, fleetExit(names, 0, false))
+}
+
+// selectContexts is pipeline.SelectContexts of c's Sources (drivestatus_contexts.go calls it).
+func (c *ContextFlags) selectContexts(ctx context.Context, sel pipeline.Selection) ([][]pipeline.Member, []error) {
+	srcs, errs := c.sources()
+	return pipeline.SelectContexts(ctx, srcs, errs, sel)
 }

@@ -1,21 +1,19 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/kubectl/pkg/util/term"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/status"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -80,20 +78,14 @@ var (
 		kubectl rollplan status sts/db --watch`)
 )
 
-// StatusOptions holds the flags and dependencies of "kubectl rollplan status".
+// StatusOptions holds the flags (pipeline.StatusFlags) and dependencies of "kubectl rollplan
+// status".
 type StatusOptions struct {
-	Watch         bool
-	Timeout       time.Duration
-	PodReadyAfter string
-	SyncLatency   string
-	FailFast      bool
-	FailFastAfter time.Duration
-	// Checks is --checks: the feasibility checks run on each rollout's remaining plan.
-	Checks string
+	pipeline.StatusFlags
 	Output *printer.OutputFlags
 
 	Targets
-	// Contexts are --contexts and --all-contexts (status_contexts.go).
+	// Contexts are --contexts and --all-contexts.
 	Contexts ContextFlags
 	// Now is the clock; Terminal reports whether Out is a terminal (redraw in place).
 	Now      func() time.Time
@@ -104,14 +96,9 @@ type StatusOptions struct {
 
 // NewStatusOptions returns StatusOptions with defaults.
 func NewStatusOptions(streams genericiooptions.IOStreams) *StatusOptions {
-	return &StatusOptions{
-		Output:        printer.NewOutputFlags(),
-		Targets:       newTargets(target.Choices{Many: true, AllNamespaces: true}),
-		FailFastAfter: DefaultFailFastAfter,
-		Now:           time.Now,
-		Terminal:      func() bool { return term.TTY{Out: streams.Out}.IsTerminalOut() },
-		IOStreams:     streams,
-	}
+	return &StatusOptions{Output: printer.NewOutputFlags(), Targets: newTargets(target.Choices{Many: true, AllNamespaces: true}),
+		StatusFlags: pipeline.StatusFlags{FailFastAfter: DefaultFailFastAfter}, Now: time.Now,
+		Terminal: func() bool { return term.TTY{Out: streams.Out}.IsTerminalOut() }, IOStreams: streams}
 }
 
 // NewCmdStatus returns "kubectl rollplan status" (without --contexts: it needs the root's
@@ -158,57 +145,36 @@ func (o *StatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 	return o.Targets.complete(f, args, "", nil)
 }
 
-// Validate checks the flags.
+// Validate checks the flags (pipeline.StatusFlags.Validate) and -o.
 func (o *StatusOptions) Validate() error {
-	if o.Timeout < 0 {
-		return fmt.Errorf("--timeout %s: must be 0 (never) or more", o.Timeout)
-	}
-	if o.Timeout > 0 && !o.Watch {
-		return errors.New("--timeout needs --watch")
-	}
-	if err := validateFailFast(o.FailFastAfter); err != nil {
+	if err := o.StatusFlags.Validate(o.Contexts.many()); err != nil {
 		return err
 	}
-	if err := pipeline.ValidateChecks(o.Checks); err != nil {
-		return err
-	}
-	if err := pipeline.SetStatusTiming(&status.Config{}, o.PodReadyAfter, o.SyncLatency); err != nil {
-		return err
-	}
-	if !o.Output.Human() {
-		if _, err := o.Output.ToPrinter(); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := o.Output.HumanOrPrinter()
+	return err
 }
 
-// config returns status.Follow's configuration of the flags and the selection
-// (pipeline.StatusConfig).
-func (o *StatusOptions) config() (status.Config, error) {
-	return pipeline.StatusConfig(o.Selection, status.Config{Watch: o.Watch, Timeout: o.Timeout, Now: o.Now, ETA: true,
-		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter}, o.PodReadyAfter, o.SyncLatency)
-}
-
-// Run follows the selected rollouts (pipeline.FollowStatus), shows them and returns the exit code's
-// error: nil complete (or in progress without --watch), ExitStalled for a rollout that
-// exceeded its progress deadline, ExitTimedOut for --timeout, ExitFailFast for --fail-fast.
+// Run follows the selected rollouts (pipeline.FollowStatus, shown by printer.StatusShower) or
+// reads them once in every context (pipeline.ReadContextsStatus, shown by
+// printer.PrintContextStatuses) and returns pipeline.StatusExit's exit: 3 for a rollout past
+// its progress deadline, 5 for --timeout, 6 for --fail-fast, 1 for a context not read.
 func (o *StatusOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
+	cfg, err := o.Config(o.Selection, o.Now)
+	if err != nil {
+		return err
+	}
+	p, err := o.Output.HumanOrPrinter()
+	if err != nil {
+		return err
 	}
 	if o.Contexts.many() {
-		return o.runContexts(ctx)
-	}
-	cfg, err := o.config()
-	if err != nil {
-		return err
+		srcs, errs := o.Contexts.sources()
+		own := !o.Selection.AllNamespaces && !o.Selection.EnforceNamespace
+		results := pipeline.ReadContextsStatus(ctx, o.Contexts.resolved, srcs, errs, cfg, o.Checks, own)
+		all, failed, err := printer.PrintContextStatuses(o.Out, o.ErrOut, p, results, len(cfg.Names) == 1, noneFound(o.Selection.Scope().Namespace))
+		return cmp.Or(err, exitOf(pipeline.StatusExit(all, false, 0, o.FailFastAfter, failed)))
 	}
 	client, err := o.Client()
-	if err != nil {
-		return err
-	}
-	p, err := o.toPrinter()
 	if err != nil {
 		return err
 	}
@@ -221,14 +187,11 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, noneFound(cfg.Namespace))
 		return nil
 	}
-	return exitOf(sts, timedOut, o.Timeout, o.FailFastAfter)
+	return exitOf(pipeline.StatusExit(sts, timedOut, o.Timeout, o.FailFastAfter, 0))
 }
 
-// exitOf turns the last statuses into the command's error (status.Conclude's result and
-// message): ExitStalled, ExitTimedOut, ExitFailFast, or nil.
-func exitOf(sts []*status.Status, timedOut bool, timeout, failFastAfter time.Duration) error {
-	r, msg := status.Conclude(sts, timedOut, timeout, failFastAfter)
-	code := map[status.Result]int{status.ResultFailed: ExitStalled, status.ResultTimedOut: ExitTimedOut, status.ResultFailedFast: ExitFailFast}[r]
+// exitOf is the command's error of an exit code and its message (nil for ExitOK).
+func exitOf(code int, msg string) error {
 	if code == ExitOK {
 		return nil
 	}
@@ -244,18 +207,5 @@ func addFailFastFlags(cmd *cobra.Command, failFast *bool, after *time.Duration) 
 	cmd.Flags().DurationVar(after, "fail-fast-after", DefaultFailFastAfter, "With --fail-fast, how long the new pods must stay held back before giving up (e.g. 30s).")
 }
 
-// validateFailFast checks --fail-fast-after.
-func validateFailFast(after time.Duration) error {
-	if after <= 0 {
-		return fmt.Errorf("--fail-fast-after %s: must be more than 0", after)
-	}
-	return nil
-}
-
-// toPrinter returns the -o printer, or nil for the human form.
-func (o *StatusOptions) toPrinter() (printers.ResourcePrinter, error) {
-	if o.Output.Human() {
-		return nil, nil
-	}
-	return o.Output.ToPrinter()
-}
+// validateFailFast checks --fail-fast-after (pipeline.ValidateFailFastAfter).
+func validateFailFast(after time.Duration) error { return pipeline.ValidateFailFastAfter(after) }

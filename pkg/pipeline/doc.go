@@ -24,7 +24,9 @@
 //   - write: sink.go (the one seam of a decided write), undo_run.go, action_run.go
 //     (pause/resume/restart), kinds_write_run.go, write_run.go (the checks of a write),
 //     batch_run.go (the writing verbs over a selection);
-//   - read-only verbs: history_run.go, status.go, status_run.go, kinds_status.go,
+//   - read-only verbs: history_run.go, history_verb.go (HistoryConfig: the verb's flags, one
+//     Deployment, a selection, several contexts), status.go, status_run.go, status_flags.go
+//     (StatusFlags, StatusExit), kinds_status.go,
 //     kinds_follow.go, kinds_progress.go, completion.go, completion_args.go.
 //
 // A new Source is a type with Source's methods in its own file; a new check is a Check
