@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
@@ -97,81 +98,25 @@ func (o *ActionOptions) Validate() error {
 	return nil
 }
 
-// Run reads each Deployment, previews the change and the controller's plan, and (unless a
-// dry run) sends kubectl's patch guarded by the previewed resourceVersion. Several
-// Deployments are all previewed, then confirmed once, then written one by one (runBatch).
+// Run previews, confirms and writes the verb on each Deployment (pipeline.ActionCommand),
+// printed by printer.ActionView; resume hands a Deployment drive holds back
+// (driverun.ResumeHeld).
 func (o *ActionOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	result := o.Out
+	rep := printer.BatchReport{Verb: string(o.Verb), Result: o.Out, ErrOut: o.ErrOut, DryRun: o.DryRun}
 	if !o.Output.Human() {
-		result = o.ErrOut
+		rep.Result = o.ErrOut
 	}
-	b := rollout.Batch[*pipeline.ActionItem]{Preview: o.previewOne, Apply: o.apply}
-	if o.Several && !o.Output.Human() {
-		b.Previewed = o.printPlans
-	}
-	return runBatch(ctx, &o.Writer, o.IOStreams, string(o.Verb), result, b)
-}
-
-// previewOne reads the Deployment, previews the verb (pipeline.ActionRun.Preview; resume of
-// a Deployment drive holds: previewHeld) and prints the preview: the human form, or with -o
-// the RolloutPlan (one Deployment; several are printed together by printPlans).
-func (o *ActionOptions) previewOne(ctx context.Context, ref rollout.Object) (*pipeline.ActionItem, error) {
-	client, err := o.clientset()
-	if err != nil {
-		return nil, err
-	}
-	it, err := o.run().Preview(ctx, client, ref)
-	if it == nil || it.Held || err != nil {
-		return it, err
-	}
-	if o.Output.Human() {
-		if err := printer.PrintActionPreview(o.Out, it, o.MaxSteps); err != nil {
-			return nil, err
-		}
-	} else if !o.Several {
-		p, err := o.Output.ToPrinter()
-		if err != nil {
-			return nil, err
-		}
-		if err := p.PrintObj(printer.NewActionPlan(it), o.Out); err != nil {
-			return nil, err
-		}
-	}
-	return it, o.Feas.refuse(ref.Name, it.Feasibility)
-}
-
-// printPlans prints the plans of several Deployments as one RolloutPlanList (-o).
-func (o *ActionOptions) printPlans(items []*pipeline.ActionItem) error {
-	p, err := o.Output.ToPrinter()
-	if err != nil {
-		return err
-	}
-	return p.PrintObj(printer.NewActionPlanList(items), o.Out)
-}
-
-// apply writes one previewed Deployment (nothing for a dry run) and returns kubectl's word;
-// a Deployment drive holds is handed back (handBack).
-func (o *ActionOptions) apply(ctx context.Context, it *pipeline.ActionItem) (string, error) {
-	if it.Held {
-		return heldOperation, o.handBack(ctx, it.Client, it.Ref)
-	}
-	return o.run().Apply(ctx, it)
-}
-
-// readiness is the verb's plan readiness (pipeline.ActionReadiness).
-func (o *ActionOptions) readiness() pipeline.Readiness {
-	return pipeline.ActionReadiness(o.Verb, o.Readiness)
-}
-
-// run is the pipeline's action of the flags.
-func (o *ActionOptions) run() *pipeline.ActionRun {
-	r := &pipeline.ActionRun{Verb: o.Verb, Readiness: o.readiness(), DryRun: o.DryRun, Sink: o.Sink,
-		FieldManager: o.FieldManager, Now: o.Now, Held: o.previewHeld}
+	view := printer.ActionView{BatchReport: rep, Out: o.Out, Output: o.Output, Several: o.Several, MaxSteps: o.MaxSteps}
+	r := &pipeline.ActionRun{Verb: o.Verb, Readiness: pipeline.ActionReadiness(o.Verb, o.Readiness), DryRun: o.DryRun,
+		Sink: o.Sink, FieldManager: o.FieldManager, Now: o.Now}
+	c := &pipeline.ActionCommand{ActionRun: r, Writes: o.writes(&o.IOStreams), Plans: !o.Output.Human(), View: view}
 	if o.Verb != rollout.VerbPause {
-		r.Checks = o.Feas.checks()
+		r.Checks, c.FailOnStall = o.Feas.checks(), o.Feas.FailOnStall
 	}
-	return r
+	if o.Verb == rollout.VerbResume {
+		h := &driverun.ResumeHeld{Readiness: r.Readiness, Now: o.Now, DryRun: o.DryRun != cmdutil.DryRunNone,
+			Show: view.HandBack, Progress: printer.NewDriveProgress(o.ErrOut, false).Event}
+		r.Held, c.HandBack = h.Preview, h.HandBack
+	}
+	return stallExit(c.Run(ctx))
 }

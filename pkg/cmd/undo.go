@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
 var (
@@ -117,105 +115,14 @@ func (o *UndoOptions) Validate() error {
 	return o.Feas.validate()
 }
 
-// Run reads each Deployment and its ReplicaSets, previews the rollback and, unless a dry
-// run, sends kubectl's patch guarded by the previewed resourceVersion. Several Deployments
-// are all previewed, then confirmed once, then written one by one (runBatch); a Deployment
-// without the revision, or paused, is named and the others are still rolled back.
+// Run previews, confirms and writes the rollback of each Deployment
+// (pipeline.UndoCommand), printed by printer.UndoView.
 func (o *UndoOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if o.PatchOnly || o.Output != "" {
-		return o.runPatch(ctx)
-	}
-	b := rollout.Batch[*pipeline.UndoItem]{Preview: o.previewOne, Apply: o.run().Apply}
-	return runBatch(ctx, &o.Writer, o.IOStreams, "undo", o.Out, b)
-}
-
-// previewOne reads the Deployment, previews the rollback (with --dry-run=server, checked by
-// the server) and prints the preview; kubectl's refusals (not found, paused) are printed
-// and are the error.
-func (o *UndoOptions) previewOne(ctx context.Context, ref rollout.Object) (*pipeline.UndoItem, error) {
-	it, err := o.previewUndo(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.printPreview(ctx, it, false); err != nil {
-		return nil, err
-	}
-	return it, nil
-}
-
-// previewUndo reads the Deployment, prints kubectl's last-applied-configuration warning if
-// it applies, and previews the rollback (pipeline.UndoRun.Read).
-func (o *UndoOptions) previewUndo(ctx context.Context, ref rollout.Object) (*pipeline.UndoItem, error) {
-	client, err := o.clientset()
-	if err != nil {
-		return nil, err
-	}
-	it, err := o.run().Read(ctx, client, ref)
-	if it != nil && it.LastApplied() {
-		printer.PrintLastAppliedWarning(o.ErrOut, ref.Name)
-	}
-	return it, err
-}
-
-// run is the pipeline's undo of the flags.
-func (o *UndoOptions) run() *pipeline.UndoRun {
-	return &pipeline.UndoRun{ToRevision: o.ToRevision, Readiness: pipeline.Readiness(o.Readiness), DryRun: o.DryRun,
+	run := &pipeline.UndoRun{ToRevision: o.ToRevision, Readiness: pipeline.Readiness(o.Readiness), DryRun: o.DryRun,
 		Sink: o.Sink, FieldManager: o.FieldManager, Checks: o.Feas.checks()}
-}
-
-// runPatch is --patch-only and -o json|yaml (one Deployment): kubectl's patch alone, then
-// (-o, a rollback) the write, with kubectl's result line on stderr.
-func (o *UndoOptions) runPatch(ctx context.Context) error {
-	objs := o.objects()
-	if len(objs) != 1 || o.Several {
-		return fmt.Errorf("--patch-only and -o print the patch of one Deployment: %d selected; name one", len(objs))
-	}
-	it, err := o.previewUndo(ctx, objs[0])
-	if err != nil {
-		return err
-	}
-	if err := o.printPatch(it.Undo); err != nil || o.PatchOnly || it.Undo.Outcome != rollout.UndoRollBack {
-		return err
-	}
-	if err := o.printPreview(ctx, it, true); err != nil {
-		return err
-	}
-	op, err := o.run().Apply(ctx, it)
-	if err != nil {
-		return err
-	}
-	return printer.PrintResult(o.ErrOut, o.Name, op, o.DryRun)
-}
-
-// printPatch prints kubectl's patch alone (json or yaml), or for an outcome without a patch
-// kubectl's message (skipped: on stderr, exit 0; refused, not found: an error).
-func (o *UndoOptions) printPatch(u *rollout.Undo) error {
-	switch u.Outcome {
-	case rollout.UndoSkipped:
-		return printer.PrintResult(o.ErrOut, o.Name, u.Message, cmdutil.DryRunNone)
-	case rollout.UndoRefused, rollout.UndoNotFound:
-		return errors.New(u.Message)
-	}
-	return printer.PrintPatch(o.Out, u.Patch.Kubectl, o.Output)
-}
-
-// printPreview checks a rollback with the server (--dry-run=server), runs the feasibility
-// checks on its plan and prints the preview (unless quiet); a refused or not-found rollback
-// is then the error, and with --fail-on-stall a plan that stalls (ExitStalled).
-func (o *UndoOptions) printPreview(ctx context.Context, it *pipeline.UndoItem, quiet bool) error {
-	if err := o.run().Check(ctx, it); err != nil {
-		return err
-	}
-	if !quiet {
-		if err := printer.PrintUndoPreview(o.Out, it, o.MaxSteps); err != nil {
-			return err
-		}
-	}
-	if it.Undo.Failed() {
-		return errors.New(it.Undo.Message)
-	}
-	return o.Feas.refuse(it.State.Deployment.Name, it.Feasibility)
+	view := printer.UndoView{BatchReport: printer.BatchReport{Verb: "undo", Result: o.Out, ErrOut: o.ErrOut, DryRun: o.DryRun},
+		Out: o.Out, Output: o.Output, MaxSteps: o.MaxSteps}
+	c := &pipeline.UndoCommand{UndoRun: run, Writes: o.writes(&o.IOStreams), PatchOnly: o.PatchOnly, Patch: o.Output != "",
+		FailOnStall: o.Feas.FailOnStall, View: view}
+	return stallExit(c.Run(ctx))
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,8 +11,8 @@ import (
 )
 
 // writeChecks are the feasibility flags of the verbs that start a rollout after showing its
-// plan (undo, resume, restart): preview's --checks and --fail-on-stall, run through
-// pipeline.WriteChecks on the plan shown before the write.
+// plan (undo, resume, restart): preview's --checks and --fail-on-stall (pipeline.WriteChecks,
+// pipeline.RefuseStall).
 type writeChecks struct {
 	// Checks is --checks (default all).
 	Checks string
@@ -44,11 +45,10 @@ func (c *writeChecks) checks() *pipeline.WriteChecks {
 	return c.run
 }
 
-// refuse is the error of a plan r stalls, with --fail-on-stall (exit ExitStalled, before any
-// write); nil otherwise.
-func (c *writeChecks) refuse(name string, r *feasibility.Result) error {
-	if !c.FailOnStall || !pipeline.Stalls(r) {
-		return nil
+// stallExit is err, or for a pipeline.StallError exit ExitStalled with its message.
+func stallExit(err error) error {
+	if se := (*pipeline.StallError)(nil); errors.As(err, &se) {
+		return NewExitError(ExitStalled, se.Error())
 	}
-	return NewExitError(ExitStalled, fmt.Sprintf("deployment %s stalls at step %d (%s): nothing written (--fail-on-stall)", name, r.Stall.Step, r.Stall.Reason))
+	return err
 }

@@ -1,4 +1,4 @@
-package cmd
+package printer
 
 import (
 	"bytes"
@@ -21,8 +21,8 @@ func TestAskYes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if got := askYes(strings.NewReader(tc.in), &out, "q? "); got != tc.want || out.String() != tc.wantOut {
-				t.Errorf("askYes(%q) = %v, %q; want %v, %q", tc.in, got, out.String(), tc.want, tc.wantOut)
+			if got := AskYes(strings.NewReader(tc.in), &out, "q? "); got != tc.want || out.String() != tc.wantOut {
+				t.Errorf("AskYes(%q) = %v, %q; want %v, %q", tc.in, got, out.String(), tc.want, tc.wantOut)
 			}
 		})
 	}
