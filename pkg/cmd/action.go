@@ -2,17 +2,106 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
+	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
+
+var (
+	pauseLong = templates.LongDesc(`
+		Pause a Deployment, as 'kubectl rollout pause' does, after showing what the paused
+		controller will do right now.
+
+		A paused Deployment still gets proportional scaling: in the middle of a rollout the
+		controller may top the ReplicaSets up to replicas+maxSurge, and revisionHistoryLimit
+		cleanup still runs. The preview lists those writes (new pods assumed never to become
+		available). The patch is kubectl's, {"spec":{"paused":true}}, sent with the previewed
+		resourceVersion as a precondition: if the Deployment changed meanwhile nothing is
+		written.`)
+
+	pauseExample = templates.Examples(`
+		# What happens if I pause now? (nothing is changed)
+		kubectl rollplan pause deploy/web --dry-run=client
+
+		# Pause
+		kubectl rollplan pause deploy/web
+
+		# Pause every Deployment in the namespace (one preview each, one question)
+		kubectl rollplan pause --all`)
+
+	resumeLong = templates.LongDesc(`
+		Resume a paused Deployment, as 'kubectl rollout resume' does, after showing the
+		rollout that resuming starts: for a Deployment paused with a pending template change,
+		every ReplicaSet write of the whole rollout.
+
+		The patch is kubectl's, {"spec":{"paused":null}}, sent with the previewed
+		resourceVersion as a precondition: if the Deployment changed meanwhile nothing is
+		written.`)
+
+	resumeExample = templates.Examples(`
+		# What does resuming roll out? (nothing is changed)
+		kubectl rollplan resume deploy/web --dry-run=client
+
+		# Resume
+		kubectl rollplan resume deploy/web
+
+		# Resume every Deployment labelled tier=front, without asking
+		kubectl rollplan resume -l tier=front --yes`)
+
+	restartLong = templates.LongDesc(`
+		Restart a Deployment's pods, as 'kubectl rollout restart' does, after showing the plan
+		of the rollout it starts.
+
+		The pod template gets the annotation kubectl.kubernetes.io/restartedAt with the current
+		time, which makes a new ReplicaSet. A paused Deployment is refused with kubectl's
+		message. The patch is kubectl's strategic merge patch, sent with the previewed
+		resourceVersion as a precondition: if the Deployment changed meanwhile nothing is
+		written.
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME, or the type with -l/--all) get kubectl's restartedAt patch as well
+		(docs/statefulsets-daemonsets.md).`)
+
+	restartExample = templates.Examples(`
+		# How will the restart roll? (nothing is changed)
+		kubectl rollplan restart deploy/web --dry-run=client
+
+		# Restart, checking the change with the API server first
+		kubectl rollplan restart deploy/web --dry-run=server
+		kubectl rollplan restart deploy/web
+
+		# Restart every Deployment labelled app=web, after one preview each and one question
+		kubectl rollplan restart deploy -l app=web
+
+		# Restart two Deployments without asking
+		kubectl rollplan restart deploy/web deploy/api --yes`)
+)
+
+// NewCmdPause returns "kubectl rollplan pause".
+func NewCmdPause(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newActionCommand(f, NewActionOptions(rollout.VerbPause, streams), "Pause a Deployment after showing what the paused controller does right now", pauseLong, pauseExample)
+}
+
+// NewCmdResume returns "kubectl rollplan resume".
+func NewCmdResume(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newActionCommand(f, NewActionOptions(rollout.VerbResume, streams), "Resume a paused Deployment after showing the rollout it starts", resumeLong, resumeExample)
+}
+
+// NewCmdRestart returns "kubectl rollplan restart".
+func NewCmdRestart(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newActionCommand(f, NewActionOptions(rollout.VerbRestart, streams), "Restart a Deployment's pods after showing the rollout it starts", restartLong, restartExample)
+}
 
 // DefaultFieldManager is the field manager rollplan's writes are recorded under
 // (kube.FieldManager).
@@ -22,41 +111,84 @@ const DefaultFieldManager = pipeline.FieldManager
 // not "kubectl"-prefixed, so Flux does not take its fields over).
 const DefaultReloadFieldManager = pipeline.ReloadFieldManager
 
+// writeVerb is what undo, pause, resume and restart share: the plan's readiness and rows,
+// --checks and --fail-on-stall, the Writer (selection, --dry-run, --field-manager, --yes),
+// the Sink and the streams.
+type writeVerb struct {
+	Readiness string
+	MaxSteps  int
+	// Feas is --checks and --fail-on-stall (not pause: it starts no rollout).
+	Feas writeChecks
+	Writer
+	// Sink receives the patches (nil: pipeline.NewSink of --dry-run and --field-manager).
+	Sink pipeline.Sink
+	genericiooptions.IOStreams
+}
+
+// writeChecks are --checks (default all) and --fail-on-stall (pipeline.WriteChecks,
+// pipeline.RefuseStall: a plan the checks see stall exits ExitStalled, unwritten).
+type writeChecks struct {
+	Checks      string
+	FailOnStall bool
+}
+
+func newWriteVerb(verb string, streams genericiooptions.IOStreams) writeVerb {
+	return writeVerb{Writer: newWriter(verb, streams), Readiness: pipeline.DefaultReadiness, MaxSteps: 40,
+		Feas: writeChecks{Checks: "all"}, IOStreams: streams}
+}
+
+// addFlags registers --readiness, --checks and --fail-on-stall (plan: the verb starts a
+// rollout) and --max-steps on cmd.
+func (o *writeVerb) addFlags(cmd *cobra.Command, plan bool) {
+	if plan {
+		addReadinessFlag(cmd, &o.Readiness)
+		cmd.Flags().BoolVar(&o.Feas.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d, writing nothing, when the plan ends Stalled.", ExitStalled))
+		cmd.Flags().StringVar(&o.Feas.Checks, "checks", o.Feas.Checks, "Feasibility checks run on the plan before the write: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
+	}
+	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
+}
+
+// validate checks --readiness, --field-manager and --checks (pure).
+func (o *writeVerb) validate() error {
+	if err := validateReadiness(o.Readiness); err != nil {
+		return err
+	}
+	if err := o.Writer.validate(); err != nil {
+		return err
+	}
+	_, err := feasibility.ParseChecks(o.Feas.Checks)
+	return err
+}
+
+// report is the batch's report, kubectl's result lines on result.
+func (o *writeVerb) report(result io.Writer) printer.BatchReport {
+	return printer.BatchReport{Verb: o.verb, Result: result, ErrOut: o.ErrOut, DryRun: o.DryRun}
+}
+
+// stallExit is err, or for a pipeline.StallError exit ExitStalled with its message.
+func stallExit(err error) error {
+	if se := (*pipeline.StallError)(nil); errors.As(err, &se) {
+		return NewExitError(ExitStalled, se.Error())
+	}
+	return err
+}
+
 // ActionOptions holds the flags and dependencies of "kubectl rollplan pause", "resume" and
 // "restart".
 type ActionOptions struct {
-	Verb      rollout.Verb
-	Readiness string
-	MaxSteps  int
+	Verb rollout.Verb
 	// Output prints the plan that follows as a RolloutPlan (json, yaml, ...) instead of the
 	// human preview; kubectl's result line then goes to stderr.
 	Output *printer.OutputFlags
-	// Feas is --checks and --fail-on-stall (resume and restart; pause starts no rollout).
-	Feas writeChecks
-
-	Writer
-	// Sink receives the patches (nil: the one --dry-run and --field-manager name,
-	// pipeline.NewSink).
-	Sink pipeline.Sink
 	// Now is the clock: restart's restartedAt, and resume's view and hand-back of a Deployment
 	// held by drive.
 	Now func() time.Time
-
-	genericiooptions.IOStreams
+	writeVerb
 }
 
 // NewActionOptions returns ActionOptions for verb with defaults.
 func NewActionOptions(verb rollout.Verb, streams genericiooptions.IOStreams) *ActionOptions {
-	return &ActionOptions{
-		Verb:      verb,
-		Writer:    newWriter(string(verb), streams),
-		Readiness: pipeline.DefaultReadiness,
-		MaxSteps:  40,
-		Output:    printer.NewOutputFlags(),
-		Feas:      newWriteChecks(),
-		Now:       time.Now,
-		IOStreams: streams,
-	}
+	return &ActionOptions{Verb: verb, Output: printer.NewOutputFlags(), Now: time.Now, writeVerb: newWriteVerb(string(verb), streams)}
 }
 
 // newActionCommand builds the cobra command of a pause, resume or restart.
@@ -70,39 +202,25 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 		RunE:                  kindsRunE(f, o.IOStreams, string(o.Verb), runE(f, o)),
 	}
 	o.Writer.addFlags(cmd)
-	if o.Verb != rollout.VerbPause {
-		addReadinessFlag(cmd, &o.Readiness)
-		o.Feas.addFlags(cmd)
-	}
-	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
+	o.writeVerb.addFlags(cmd, o.Verb != rollout.VerbPause)
 	o.Output.AddFlags(cmd)
 	return cmd
 }
 
 // Validate checks the flags.
 func (o *ActionOptions) Validate() error {
-	if err := validateReadiness(o.Readiness); err != nil {
+	if err := o.writeVerb.validate(); err != nil || o.Output.Human() {
 		return err
 	}
-	if err := o.Writer.validate(); err != nil {
-		return err
-	}
-	if err := o.Feas.validate(); err != nil {
-		return err
-	}
-	if !o.Output.Human() {
-		if _, err := o.Output.ToPrinter(); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := o.Output.ToPrinter()
+	return err
 }
 
 // Run previews, confirms and writes the verb on each Deployment (pipeline.ActionCommand),
 // printed by printer.ActionView; resume hands a Deployment drive holds back
 // (driverun.ResumeHeld).
 func (o *ActionOptions) Run(ctx context.Context) error {
-	rep := printer.BatchReport{Verb: string(o.Verb), Result: o.Out, ErrOut: o.ErrOut, DryRun: o.DryRun}
+	rep := o.report(o.Out)
 	if !o.Output.Human() {
 		rep.Result = o.ErrOut
 	}
@@ -111,7 +229,7 @@ func (o *ActionOptions) Run(ctx context.Context) error {
 		Sink: o.Sink, FieldManager: o.FieldManager, Now: o.Now}
 	c := &pipeline.ActionCommand{ActionRun: r, Writes: o.writes(&o.IOStreams), Plans: !o.Output.Human(), View: view}
 	if o.Verb != rollout.VerbPause {
-		r.Checks, c.FailOnStall = o.Feas.checks(), o.Feas.FailOnStall
+		r.Checks, c.FailOnStall = pipeline.NewWriteChecks(o.Feas.Checks), o.Feas.FailOnStall
 	}
 	if o.Verb == rollout.VerbResume {
 		h := &driverun.ResumeHeld{Readiness: r.Readiness, Now: o.Now, DryRun: o.DryRun != cmdutil.DryRunNone,

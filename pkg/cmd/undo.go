@@ -53,28 +53,14 @@ var (
 type UndoOptions struct {
 	ToRevision int64
 	PatchOnly  bool
-	Output     string
-	Readiness  string
-	MaxSteps   int
-	// Feas is --checks and --fail-on-stall, run on the plan of a rollback.
-	Feas writeChecks
-
-	Writer
-	// Sink receives the patches (nil: pipeline.NewSink of --dry-run and --field-manager).
-	Sink pipeline.Sink
-
-	genericiooptions.IOStreams
+	// Output is -o json|yaml: the patch alone, then the write.
+	Output string
+	writeVerb
 }
 
 // NewUndoOptions returns UndoOptions with defaults.
 func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
-	return &UndoOptions{
-		Writer:    newWriter("undo", streams),
-		Readiness: pipeline.DefaultReadiness,
-		MaxSteps:  40,
-		Feas:      newWriteChecks(),
-		IOStreams: streams,
-	}
+	return &UndoOptions{writeVerb: newWriteVerb("undo", streams)}
 }
 
 // NewCmdUndo returns "kubectl rollplan undo".
@@ -91,9 +77,7 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	cmd.Flags().Int64Var(&o.ToRevision, "to-revision", 0, "The revision to roll back to. Default 0: the previous revision.")
 	cmd.Flags().BoolVar(&o.PatchOnly, "patch-only", false, "Print only kubectl's JSON patch and change nothing.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print only the patch, as json or yaml, instead of the preview (the patch is still applied unless --dry-run).")
-	addReadinessFlag(cmd, &o.Readiness)
-	o.Feas.addFlags(cmd)
-	cmd.Flags().IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of the step table; the middle of a longer plan is elided (0: all).")
+	o.writeVerb.addFlags(cmd, true)
 	o.Writer.addFlags(cmd)
 	return cmd
 }
@@ -101,27 +85,18 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
 // it as a revision not found, and so does the preview.
 func (o *UndoOptions) Validate() error {
-	if err := validateReadiness(o.Readiness); err != nil {
-		return err
-	}
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
 		return fmt.Errorf("unknown output format %q: undo prints its patch with -o json or -o yaml", o.Output)
 	}
-	if err := o.Writer.validate(); err != nil {
-		return err
-	}
-	return o.Feas.validate()
+	return o.writeVerb.validate()
 }
 
 // Run previews, confirms and writes the rollback of each Deployment
 // (pipeline.UndoCommand), printed by printer.UndoView.
 func (o *UndoOptions) Run(ctx context.Context) error {
 	run := &pipeline.UndoRun{ToRevision: o.ToRevision, Readiness: pipeline.Readiness(o.Readiness), DryRun: o.DryRun,
-		Sink: o.Sink, FieldManager: o.FieldManager, Checks: o.Feas.checks()}
-	view := printer.UndoView{BatchReport: printer.BatchReport{Verb: "undo", Result: o.Out, ErrOut: o.ErrOut, DryRun: o.DryRun},
-		Out: o.Out, Output: o.Output, MaxSteps: o.MaxSteps}
+		Sink: o.Sink, FieldManager: o.FieldManager, Checks: pipeline.NewWriteChecks(o.Feas.Checks)}
+	view := printer.UndoView{BatchReport: o.report(o.Out), Out: o.Out, Output: o.Output, MaxSteps: o.MaxSteps}
 	c := &pipeline.UndoCommand{UndoRun: run, Writes: o.writes(&o.IOStreams), PatchOnly: o.PatchOnly, Patch: o.Output != "",
 		FailOnStall: o.Feas.FailOnStall, View: view}
 	return stallExit(c.Run(ctx))
