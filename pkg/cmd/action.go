@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,12 +103,8 @@ func NewCmdRestart(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 }
 
 // DefaultFieldManager is the field manager rollplan's writes are recorded under
-// (kube.FieldManager).
-const DefaultFieldManager = pipeline.FieldManager
-
-// DefaultReloadFieldManager is the field manager of reload's writes (kube.ReloadFieldManager:
-// not "kubectl"-prefixed, so Flux does not take its fields over).
-const DefaultReloadFieldManager = pipeline.ReloadFieldManager
+// (pipeline.FieldManager); DefaultReloadFieldManager reload's (pipeline.ReloadFieldManager).
+const DefaultFieldManager, DefaultReloadFieldManager = pipeline.FieldManager, pipeline.ReloadFieldManager
 
 // writeVerb is what undo, pause, resume and restart share: the plan's readiness and rows,
 // --checks and --fail-on-stall, the Writer (selection, --dry-run, --field-manager, --yes),
@@ -117,29 +112,28 @@ const DefaultReloadFieldManager = pipeline.ReloadFieldManager
 type writeVerb struct {
 	Readiness string
 	MaxSteps  int
-	// Feas is --checks and --fail-on-stall (not pause: it starts no rollout).
-	Feas writeChecks
+	// Feas is --checks (default all) and --fail-on-stall (not pause: it starts no rollout):
+	// pipeline.WriteChecks, and pipeline.RefuseStall's exit ExitStalled, unwritten.
+	Feas struct {
+		Checks      string
+		FailOnStall bool
+	}
 	Writer
 	// Sink receives the patches (nil: pipeline.NewSink of --dry-run and --field-manager).
 	Sink pipeline.Sink
 	genericiooptions.IOStreams
 }
 
-// writeChecks are --checks (default all) and --fail-on-stall (pipeline.WriteChecks,
-// pipeline.RefuseStall: a plan the checks see stall exits ExitStalled, unwritten).
-type writeChecks struct {
-	Checks      string
-	FailOnStall bool
+func newWriteVerb(verb string, streams genericiooptions.IOStreams) (o writeVerb) {
+	o = writeVerb{Writer: newWriter(verb, streams), Readiness: pipeline.DefaultReadiness, MaxSteps: 40, IOStreams: streams}
+	o.Feas.Checks = "all"
+	return o
 }
 
-func newWriteVerb(verb string, streams genericiooptions.IOStreams) writeVerb {
-	return writeVerb{Writer: newWriter(verb, streams), Readiness: pipeline.DefaultReadiness, MaxSteps: 40,
-		Feas: writeChecks{Checks: "all"}, IOStreams: streams}
-}
-
-// addFlags registers --readiness, --checks and --fail-on-stall (plan: the verb starts a
-// rollout) and --max-steps on cmd.
+// addFlags registers the Writer's flags, --readiness, --checks and --fail-on-stall (plan: the
+// verb starts a rollout) and --max-steps on cmd.
 func (o *writeVerb) addFlags(cmd *cobra.Command, plan bool) {
+	o.Writer.addFlags(cmd)
 	if plan {
 		addReadinessFlag(cmd, &o.Readiness)
 		cmd.Flags().BoolVar(&o.Feas.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d, writing nothing, when the plan ends Stalled.", ExitStalled))
@@ -158,11 +152,6 @@ func (o *writeVerb) validate() error {
 	}
 	_, err := feasibility.ParseChecks(o.Feas.Checks)
 	return err
-}
-
-// report is the batch's report, kubectl's result lines on result.
-func (o *writeVerb) report(result io.Writer) printer.BatchReport {
-	return printer.BatchReport{Verb: o.verb, Result: result, ErrOut: o.ErrOut, DryRun: o.DryRun}
 }
 
 // stallExit is err, or for a pipeline.StallError exit ExitStalled with its message.
@@ -201,7 +190,6 @@ func newActionCommand(f cmdutil.Factory, o *ActionOptions, short, long, example 
 		Example:               example,
 		RunE:                  kindsRunE(f, o.IOStreams, string(o.Verb), runE(f, o)),
 	}
-	o.Writer.addFlags(cmd)
 	o.writeVerb.addFlags(cmd, o.Verb != rollout.VerbPause)
 	o.Output.AddFlags(cmd)
 	return cmd
@@ -220,14 +208,14 @@ func (o *ActionOptions) Validate() error {
 // printed by printer.ActionView; resume hands a Deployment drive holds back
 // (driverun.ResumeHeld).
 func (o *ActionOptions) Run(ctx context.Context) error {
-	rep := o.report(o.Out)
+	rep := printer.BatchReport{Verb: o.verb, Result: o.Out, ErrOut: o.ErrOut, DryRun: o.DryRun}
 	if !o.Output.Human() {
 		rep.Result = o.ErrOut
 	}
 	view := printer.ActionView{BatchReport: rep, Out: o.Out, Output: o.Output, Several: o.Several, MaxSteps: o.MaxSteps}
 	r := &pipeline.ActionRun{Verb: o.Verb, Readiness: pipeline.ActionReadiness(o.Verb, o.Readiness), DryRun: o.DryRun,
 		Sink: o.Sink, FieldManager: o.FieldManager, Now: o.Now}
-	c := &pipeline.ActionCommand{ActionRun: r, Writes: o.writes(&o.IOStreams), Plans: !o.Output.Human(), View: view}
+	c := &pipeline.ActionCommand{ActionRun: r, Writes: o.writes(o.IOStreams), Plans: !o.Output.Human(), View: view}
 	if o.Verb != rollout.VerbPause {
 		r.Checks, c.FailOnStall = pipeline.NewWriteChecks(o.Feas.Checks), o.Feas.FailOnStall
 	}
@@ -236,5 +224,93 @@ func (o *ActionOptions) Run(ctx context.Context) error {
 			Show: view.HandBack, Progress: printer.NewDriveProgress(o.ErrOut, false).Event}
 		r.Held, c.HandBack = h.Preview, h.HandBack
 	}
+	return stallExit(c.Run(ctx))
+}
+
+var (
+	undoLong = templates.LongDesc(`
+		Roll a Deployment back to an earlier revision, as 'kubectl rollout undo' does, after
+		saying exactly what will happen.
+
+		The preview gives the outcome kubectl would have now (will roll back; skipped, when
+		the template already matches the revision; refused, when the Deployment is paused;
+		revision not found), the diff of the live pod template against the revision's, the
+		Deployment annotations kubectl's patch drops or changes (it replaces
+		metadata.annotations), kubectl's last-applied-configuration warning, and the rollout
+		plan that follows (the controller reuses the revision's ReplicaSet).
+
+		The patch is kubectl's JSON patch, byte for byte, preceded by a test of the previewed
+		metadata.resourceVersion: if the Deployment changed meanwhile nothing is written.
+		--patch-only prints kubectl's patch and changes nothing. The exit code of a dry run is
+		the one the real run would have (1 for refused and not found).
+
+		StatefulSets and DaemonSets (sts/NAME, ds/NAME, or the type with -l/--all) are rolled back with kubectl's own
+		patch, the revision's data
+		(docs/statefulsets-daemonsets.md).`)
+
+	undoExample = templates.Examples(`
+		# What would 'kubectl rollout undo' do now? (nothing is changed)
+		kubectl rollplan undo deploy/web --dry-run=client
+
+		# Roll back to revision 3, checked by the API server first
+		kubectl rollplan undo deploy/web --to-revision 3 --dry-run=server
+		kubectl rollplan undo deploy/web --to-revision 3
+
+		# Just the patch, for review or 'kubectl patch --type json'
+		kubectl rollplan undo deploy/web --to-revision 3 --patch-only
+
+		# Roll back three Deployments to their previous revisions (one preview each, one question)
+		kubectl rollplan undo deploy web api worker`)
+)
+
+// UndoOptions holds the flags and dependencies of "kubectl rollplan undo".
+type UndoOptions struct {
+	ToRevision int64
+	PatchOnly  bool
+	// Output is -o json|yaml: the patch alone, then the write.
+	Output string
+	writeVerb
+}
+
+// NewUndoOptions returns UndoOptions with defaults.
+func NewUndoOptions(streams genericiooptions.IOStreams) *UndoOptions {
+	return &UndoOptions{writeVerb: newWriteVerb("undo", streams)}
+}
+
+// NewCmdUndo returns "kubectl rollplan undo".
+func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewUndoOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "undo ((deploy/NAME | NAME) ... | -l SELECTOR | --all) [--to-revision N] [--yes] [--dry-run=none|client|server] [--patch-only]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Roll a Deployment back after showing the outcome, the diff and the rollout that follows",
+		Long:                  undoLong,
+		Example:               undoExample,
+		RunE:                  kindsRunE(f, streams, "undo", runE(f, o)),
+	}
+	cmd.Flags().Int64Var(&o.ToRevision, "to-revision", 0, "The revision to roll back to. Default 0: the previous revision.")
+	cmd.Flags().BoolVar(&o.PatchOnly, "patch-only", false, "Print only kubectl's JSON patch and change nothing.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print only the patch, as json or yaml, instead of the preview (the patch is still applied unless --dry-run).")
+	o.writeVerb.addFlags(cmd, true)
+	return cmd
+}
+
+// Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
+// it as a revision not found, and so does the preview.
+func (o *UndoOptions) Validate() error {
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
+		return fmt.Errorf("unknown output format %q: undo prints its patch with -o json or -o yaml", o.Output)
+	}
+	return o.writeVerb.validate()
+}
+
+// Run previews, confirms and writes the rollback of each Deployment
+// (pipeline.UndoCommand), printed by printer.UndoView.
+func (o *UndoOptions) Run(ctx context.Context) error {
+	run := &pipeline.UndoRun{ToRevision: o.ToRevision, Readiness: pipeline.Readiness(o.Readiness), DryRun: o.DryRun,
+		Sink: o.Sink, FieldManager: o.FieldManager, Checks: pipeline.NewWriteChecks(o.Feas.Checks)}
+	view := printer.UndoView{BatchReport: printer.BatchReport{Verb: o.verb, Result: o.Out, ErrOut: o.ErrOut, DryRun: o.DryRun}, Out: o.Out, Output: o.Output, MaxSteps: o.MaxSteps}
+	c := &pipeline.UndoCommand{UndoRun: run, Writes: o.writes(o.IOStreams), PatchOnly: o.PatchOnly, Patch: o.Output != "",
+		FailOnStall: o.Feas.FailOnStall, View: view}
 	return stallExit(c.Run(ctx))
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
-	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -21,14 +20,11 @@ type Many struct {
 	Select *target.Flags
 	// Refs are the Deployments selected, in order; empty: the Writer's Target alone.
 	Refs []target.Ref
-	// Several: the selection was not one named Deployment (pipeline.Writes.Several).
-	Several bool
-	// Yes skips the confirmation (--yes).
-	Yes bool
-	// Terminal says whether standard input and error are a terminal (the confirmation).
-	Terminal func() bool
-
-	verb string // the command, for messages ("restart")
+	// Several: not one named Deployment; Yes: --yes; Terminal: whether standard input and
+	// error are a terminal (pipeline.Writes' fields of the same names).
+	Several, Yes bool
+	Terminal     func() bool
+	verb         string // the command, for messages ("restart")
 }
 
 // addFlags registers -l/--selector, --all, --chunk-size and --yes on cmd.
@@ -44,32 +40,21 @@ func (m *Many) addFlags(cmd *cobra.Command) {
 // refused before -l/--all lists anything.
 func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interface, error)) error {
 	w.Client, w.Namespace, w.Several = client, sel.Namespace, sel.Bulk()
-	if err := w.writes(nil).CheckConfirm(); err != nil {
+	if err := w.writes(genericiooptions.IOStreams{}).CheckConfirm(); err != nil {
 		return err
 	}
 	refs, err := pipeline.SelectWrites(context.Background(), sel, client)
-	if err == nil && !w.Several && len(refs) == 1 {
-		w.Ref, w.Refs = refs[0], nil
-	} else if err == nil {
-		w.Refs, w.Several = refs, true
+	if w.Refs, w.Several = refs, true; err == nil && !sel.Bulk() && len(refs) == 1 {
+		w.Ref, w.Refs, w.Several = refs[0], nil, false
 	}
 	return err
 }
 
 // writes is what the Writer acts on (its Refs, or its Target's one), asking on streams.
-func (w *Writer) writes(streams *genericiooptions.IOStreams) *pipeline.Writes {
-	ws := &pipeline.Writes{Verb: w.verb, Namespace: w.Namespace, Several: w.Several, DryRun: w.DryRun,
-		Yes: w.Yes, Terminal: w.Terminal, Client: w.Client, Objects: []rollout.Object{{Namespace: w.Namespace, Name: w.Name}}}
-	if len(w.Refs) > 0 || w.Several {
-		ws.Objects = make([]rollout.Object, len(w.Refs))
-		for i, r := range w.Refs {
-			ws.Objects[i] = rollout.Object{Namespace: r.Namespace, Name: r.Name}
-		}
-	}
-	if streams != nil {
-		ws.Confirm = confirm(streams.In, streams.ErrOut, w.verb)
-	}
-	return ws
+func (w *Writer) writes(streams genericiooptions.IOStreams) *pipeline.Writes {
+	return &pipeline.Writes{Verb: w.verb, Namespace: w.Namespace, Several: w.Several, DryRun: w.DryRun, Yes: w.Yes,
+		Terminal: w.Terminal, Client: w.Client, Objects: pipeline.ObjectsOf(w.Refs, w.Ref, w.Several),
+		Confirm: confirm(streams.In, streams.ErrOut, w.verb)}
 }
 
 // askYes is the one y/N prompt of every verb (printer.AskYes); confirm is the Deployment

@@ -129,3 +129,16 @@ func RefuseStall(failOnStall bool, name string, r *feasibility.Result) error {
 	}
 	return &StallError{Name: name, Stall: r.Stall}
 }
+
+// ObjectsOf returns the objects of refs, in order, or when refs is empty and not several the
+// one Deployment one (a command's Target).
+func ObjectsOf(refs []target.Ref, one target.Ref, several bool) []rollout.Object {
+	if len(refs) == 0 && !several {
+		refs = []target.Ref{one}
+	}
+	out := make([]rollout.Object, len(refs))
+	for i, r := range refs {
+		out[i] = rollout.Object{Namespace: r.Namespace, Name: r.Name}
+	}
+	return out
+}
