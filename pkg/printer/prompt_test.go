@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 )
 
 func TestAskYes(t *testing.T) {
@@ -25,5 +27,14 @@ func TestAskYes(t *testing.T) {
 				t.Errorf("AskYes(%q) = %v, %q; want %v, %q", tc.in, got, out.String(), tc.want, tc.wantOut)
 			}
 		})
+	}
+}
+
+// TestConfirm: the Deployment verbs' one question on w, answered from r.
+func TestConfirm(t *testing.T) {
+	var out bytes.Buffer
+	ok, err := Confirm(strings.NewReader("y\n"), &out, "restart")([]rollout.Object{{Namespace: "shop", Name: "a"}}, 1)
+	if want := `restart 1 Deployment in namespace "shop" as previewed above (1 more failed above and is left out)? [y/N]: `; !ok || err != nil || out.String() != want {
+		t.Errorf("Confirm = %v, %v, %q; want true, %q", ok, err, out.String(), want)
 	}
 }
