@@ -107,8 +107,7 @@ func NewCmdRestart(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 const DefaultFieldManager, DefaultReloadFieldManager = pipeline.FieldManager, pipeline.ReloadFieldManager
 
 // writeVerb is what undo, pause, resume and restart share: the plan's readiness and rows,
-// --checks and --fail-on-stall, the Writer (selection, --dry-run, --field-manager, --yes),
-// the Sink and the streams.
+// --checks, --fail-on-stall, the Writer (selection, --dry-run, --yes ...), Sink, streams.
 type writeVerb struct {
 	Readiness string
 	MaxSteps  int
@@ -298,6 +297,9 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
 // it as a revision not found, and so does the preview.
 func (o *UndoOptions) Validate() error {
+	if err := validateReadiness(o.Readiness); err != nil {
+		return err
+	}
 	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
 		return fmt.Errorf("unknown output format %q: undo prints its patch with -o json or -o yaml", o.Output)
 	}
