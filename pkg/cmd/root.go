@@ -114,6 +114,6 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(newCmdStatus(f, kc, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	guardOneCluster(cmd, kc)
-	AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
+	pipeline.AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
 	return cmd
 }
