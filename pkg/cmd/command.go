@@ -38,9 +38,7 @@ func runE(f cmdutil.Factory, o options) func(*cobra.Command, []string) error {
 // addReadinessFlag registers --readiness (with completion of its values) on cmd, bound to p.
 func addReadinessFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "readiness", *p, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync), never (new pods never do: where does it stall?) or, for preview, timed (each pod a time after its creation: --pod-ready-after; steps get times and the plan an ETA).")
-	_ = cmd.RegisterFlagCompletionFunc("readiness", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return pipeline.ReadinessNames(), cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = cmd.RegisterFlagCompletionFunc("readiness", cobra.FixedCompletions(pipeline.ReadinessNames(), cobra.ShellCompDirectiveNoFileComp))
 }
 
 // validateReadiness checks a --readiness value of a command without the timed model.
@@ -50,8 +48,7 @@ func validateReadiness(s string) error { return pipeline.ValidateReadiness(s, fa
 func validateAnyReadiness(s string) error { return pipeline.ValidateReadiness(s, true) }
 
 // Target is the one Deployment a command acts on (the target.Ref its arguments resolve to:
-// o.Namespace, o.Name) and the client that reaches it; the commands' Options embed it. A
-// command that acts on many (issue 8) holds the []target.Ref of Selection.Resolve instead.
+// o.Namespace, o.Name) and the client that reaches it; the commands' Options embed it.
 type Target struct {
 	target.Ref
 	// Client returns the clientset (built lazily, so that offline commands need no kubeconfig).
@@ -73,9 +70,7 @@ func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, cl
 
 // Targets is what a command that acts on many Deployments embeds instead of Target: its
 // selection flags (target.Flags, registered with Select.AddFlags), the Selection they and the
-// arguments make, and the client. Selection.Bulk() selections are listed by the command
-// (Selection.List, or pkg/cluster's fleet read over Selection.Scope()); names resolve with
-// Selection.Resolve and no request.
+// arguments make (read by Targets.load), and the client.
 type Targets struct {
 	Select    *target.Flags
 	Selection *target.Selection
@@ -122,16 +117,15 @@ func (w *Writer) addFlags(cmd *cobra.Command) {
 }
 
 // Complete resolves the dry-run strategy and the Deployments selected (Many.resolve).
-func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	var err error
+func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) (err error) {
 	if w.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
 		return err
 	}
-	t := Targets{Select: w.Select}
-	if err := t.complete(f, args, "", nil); err != nil {
+	sel, err := pipeline.CompleteMany(f, w.Select, args, "")
+	if err != nil {
 		return err
 	}
-	return w.resolve(t.Selection, t.Client)
+	return w.resolve(sel, pipeline.ClientsetOf(f, nil))
 }
 
 // validate checks --field-manager.

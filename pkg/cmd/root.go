@@ -1,12 +1,8 @@
-// Package cmd holds the kubectl rollplan commands: the root command (kubectl's connection
-// flags, klog's -v, completion), one file per verb, and HandleError, which turns a command's
-// error into kubectl's "error: ..." line and the exit code. Each verb is an Options struct
-// filled from cobra flags with Complete (namespace, client, arguments through pkg/target),
-// Validate (the flags alone) and Run: Run reads state with pkg/cluster, decides with
-// pkg/planner, pkg/rollout or pkg/drive, prints with pkg/printer, and writes through
-// pkg/rollout and pkg/kube (undo, pause, resume and restart's guarded patches; the server-side
-// dry run of preview and drive) or pkg/drive (drive, abort, guard). The shell completions read
-// the cluster themselves (a LIST or GET each, completion.go).
+// Package cmd is the wiring of the kubectl rollplan commands: the root command (kubectl's
+// connection flags, klog's -v, completion through pipeline.AttachCompletions), one file per
+// verb (flags -> a typed config -> one call into pkg/pipeline, pkg/driverun or
+// pkg/reloadoneshot -> a pkg/printer call -> an exit decision), and HandleError, which turns a
+// command's error into kubectl's "error: ..." line and the exit code.
 package cmd
 
 import (
