@@ -154,7 +154,7 @@ func RevisionCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string
 	}
 }
 
-// completer returns the Completer of f: the namespace of -n or the kubeconfig, and
+// CompleterOf returns the Completer of f: the namespace of -n or the kubeconfig, and
 // f's clientset.
 func CompleterOf(f cmdutil.Factory) Completer {
 	return Completer{Connect: func() (kubernetes.Interface, string, error) {
