@@ -38,9 +38,7 @@ func runE(f cmdutil.Factory, o options) func(*cobra.Command, []string) error {
 // addReadinessFlag registers --readiness (with completion of its values) on cmd, bound to p.
 func addReadinessFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "readiness", *p, "When pods become available in the plan: batched (once the controller stops writing), instant (before every next sync), never (new pods never do: where does it stall?) or, for preview, timed (each pod a time after its creation: --pod-ready-after; steps get times and the plan an ETA).")
-	_ = cmd.RegisterFlagCompletionFunc("readiness", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return pipeline.ReadinessNames(), cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = cmd.RegisterFlagCompletionFunc("readiness", cobra.FixedCompletions(pipeline.ReadinessNames(), cobra.ShellCompDirectiveNoFileComp))
 }
 
 // validateReadiness checks a --readiness value of a command without the timed model.
@@ -50,84 +48,29 @@ func validateReadiness(s string) error { return pipeline.ValidateReadiness(s, fa
 func validateAnyReadiness(s string) error { return pipeline.ValidateReadiness(s, true) }
 
 // Target is the one Deployment a command acts on (the target.Ref its arguments resolve to:
-// o.Namespace, o.Name) and the client that reaches it; the commands' Options embed it. A
-// command that acts on many (issue 8) holds the []target.Ref of Selection.Resolve instead.
+// o.Namespace, o.Name) and the client that reaches it; the commands' Options embed it.
 type Target struct {
 	target.Ref
 	// Client returns the clientset (built lazily, so that offline commands need no kubeconfig).
 	Client func() (kubernetes.Interface, error)
 }
 
-// load returns the client and the live state of the Deployment (pipeline.LoadState: one GET,
-// one LIST, sent again through transient failures). Errors: the client's, or LoadLive's (one
-// line naming the object).
+// load returns the client and the live state of the Deployment (pipeline.LoadOne).
 func (t *Target) load(ctx context.Context) (kubernetes.Interface, *pipeline.State, error) {
-	client, err := t.Client()
-	if err != nil {
-		return nil, nil, err
-	}
-	state, err := pipeline.LoadState(ctx, func() (kubernetes.Interface, error) { return client, nil }, "", t.Namespace, t.Name, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	return client, state, nil
+	return pipeline.LoadOne(ctx, t.Client, t.Namespace, t.Name)
 }
 
-// complete resolves args ("deploy/NAME", "NAME" or "deployment NAME", see target.ParseArgs),
-// the namespace of -n or the kubeconfig, and the client (f's clientset when client is nil).
-// Online the arguments go through target.Selection's resource.Builder (no request is made);
-// with a stateFile they are parsed alone, the namespace is the one -n names, or empty ("as the
-// file says"), and a kubeconfig is optional.
-func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) error {
-	sel := &target.Selection{Args: args}
-	if err := sel.Validate(); err != nil {
-		return err
-	}
-	if err := completeSelection(f, sel, stateFile); err != nil {
-		return err
-	}
-	refs, err := sel.Resolve(context.Background()) // names: no request
-	if err != nil {
-		return err
-	}
-	if len(refs) != 1 {
-		return fmt.Errorf("one Deployment at a time: %d selected", len(refs))
-	}
-	t.Ref = refs[0]
-	t.Client = clientsetOf(f, client)
-	return nil
-}
-
-// completeSelection fills sel's namespace (of -n or the kubeconfig; offline without -n:
-// empty, "as the file says") and, online, its builder (target.NewBuilder over f).
-func completeSelection(f cmdutil.Factory, sel *target.Selection, stateFile string) error {
-	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil && stateFile == "" {
-		return err
-	}
-	sel.Namespace, sel.EnforceNamespace = ns, explicit
-	if stateFile != "" && !explicit {
-		sel.Namespace = ""
-	}
-	if stateFile == "" {
-		sel.Builder = target.NewBuilder(f)
-	}
-	return nil
-}
-
-// clientsetOf returns client, or f's clientset when client is nil.
-func clientsetOf(f cmdutil.Factory, client func() (kubernetes.Interface, error)) func() (kubernetes.Interface, error) {
-	if client != nil {
-		return client
-	}
-	return func() (kubernetes.Interface, error) { return f.KubernetesClientSet() }
+// complete resolves args and the namespace (pipeline.CompleteOne) and the client (f's
+// clientset when client is nil).
+func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) (err error) {
+	t.Ref, err = pipeline.CompleteOne(f, args, stateFile)
+	t.Client = pipeline.ClientsetOf(f, client)
+	return err
 }
 
 // Targets is what a command that acts on many Deployments embeds instead of Target: its
 // selection flags (target.Flags, registered with Select.AddFlags), the Selection they and the
-// arguments make, and the client. Selection.Bulk() selections are listed by the command
-// (Selection.List, or pkg/cluster's fleet read over Selection.Scope()); names resolve with
-// Selection.Resolve and no request.
+// arguments make (read by Targets.load), and the client.
 type Targets struct {
 	Select    *target.Flags
 	Selection *target.Selection
@@ -140,23 +83,12 @@ func newTargets(choices target.Choices) Targets {
 	return Targets{Select: target.NewFlags(choices)}
 }
 
-// complete builds and validates the Selection of args and the flags (one line naming what is
-// wrong and what to do; nothing asked), with the namespace and builder of completeSelection,
-// and the client (f's clientset when client is nil).
-func (t *Targets) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) error {
-	sel, err := t.Select.Selection(args, "", false, nil)
-	if err != nil {
-		return err
-	}
-	if err := sel.Validate(); err != nil {
-		return err
-	}
-	if err := completeSelection(f, sel, stateFile); err != nil {
-		return err
-	}
-	t.Selection = sel
-	t.Client = clientsetOf(f, client)
-	return nil
+// complete builds the Selection of args and the flags (pipeline.CompleteMany) and the client
+// (f's clientset when client is nil).
+func (t *Targets) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) (err error) {
+	t.Selection, err = pipeline.CompleteMany(f, t.Select, args, stateFile)
+	t.Client = pipeline.ClientsetOf(f, client)
+	return err
 }
 
 // Writer is what the commands that write Deployments add to Target: the selection of many
@@ -185,16 +117,15 @@ func (w *Writer) addFlags(cmd *cobra.Command) {
 }
 
 // Complete resolves the dry-run strategy and the Deployments selected (Many.resolve).
-func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	var err error
+func (w *Writer) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) (err error) {
 	if w.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
 		return err
 	}
-	t := Targets{Select: w.Select}
-	if err := t.complete(f, args, "", nil); err != nil {
+	sel, err := pipeline.CompleteMany(f, w.Select, args, "")
+	if err != nil {
 		return err
 	}
-	return w.resolve(t.Selection, t.Client)
+	return w.resolve(sel, pipeline.ClientsetOf(f, nil))
 }
 
 // validate checks --field-manager.

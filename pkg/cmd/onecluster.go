@@ -1,27 +1,20 @@
 package cmd
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 )
 
-// writingVerbs are the commands that write to a cluster: one cluster per write, so they take
-// --contexts and --all-contexts only to refuse more than one context (issue 19). One context
-// is --context.
-var writingVerbs = []string{"undo", "pause", "resume", "restart", "drive", "abort"}
-
-// guardOneCluster adds --contexts and --all-contexts to each writing verb under root. With
-// more than one context the verb is refused in one line before any request (the contexts are
-// resolved from the kubeconfig only); with one it runs exactly as with --context. The guard
-// runs before the verb's own PreRunE, if any.
+// guardOneCluster adds --contexts and --all-contexts to each of pipeline.WritingVerbs under
+// root. With more than one context the verb is refused in one line (pipeline.OneCluster)
+// before any request (the contexts are resolved from the kubeconfig only); with one it runs
+// exactly as with --context. The guard runs before the verb's own PreRunE, if any.
 func guardOneCluster(root *cobra.Command, kc *pipeline.Kubeconfig) {
 	for _, sub := range root.Commands() {
-		if !slices.Contains(writingVerbs, sub.Name()) {
+		if !slices.Contains(pipeline.WritingVerbs, sub.Name()) {
 			continue
 		}
 		c := &ContextFlags{Kubeconfig: kc}
@@ -33,13 +26,10 @@ func guardOneCluster(root *cobra.Command, kc *pipeline.Kubeconfig) {
 			if err := c.resolve(cmd); err != nil {
 				return err
 			}
-			if c.many() {
-				return fmt.Errorf("%s writes to one cluster: --contexts names %d contexts (%s); run it once per context with --context", verb, len(c.resolved), strings.Join(c.resolved, ", "))
+			if err := pipeline.OneCluster(verb, c.resolved); err != nil || next == nil {
+				return err
 			}
-			if next != nil {
-				return next(cmd, args)
-			}
-			return nil
+			return next(cmd, args)
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 )
 
 // oneClusterKubeconfig writes a kubeconfig whose contexts a and b both point at server.
@@ -47,7 +49,7 @@ func TestWritingVerbsRefuseManyContexts(t *testing.T) {
 	}))
 	defer srv.Close()
 	kc := oneClusterKubeconfig(t, srv.URL)
-	for _, verb := range writingVerbs {
+	for _, verb := range pipeline.WritingVerbs {
 		for _, flags := range [][]string{{"--contexts", "a,b"}, {"--all-contexts"}} {
 			t.Run(verb+strings.Join(flags, ""), func(t *testing.T) {
 				var out, errOut bytes.Buffer

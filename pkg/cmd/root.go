@@ -1,12 +1,8 @@
-// Package cmd holds the kubectl rollplan commands: the root command (kubectl's connection
-// flags, klog's -v, completion), one file per verb, and HandleError, which turns a command's
-// error into kubectl's "error: ..." line and the exit code. Each verb is an Options struct
-// filled from cobra flags with Complete (namespace, client, arguments through pkg/target),
-// Validate (the flags alone) and Run: Run reads state with pkg/cluster, decides with
-// pkg/planner, pkg/rollout or pkg/drive, prints with pkg/printer, and writes through
-// pkg/rollout and pkg/kube (undo, pause, resume and restart's guarded patches; the server-side
-// dry run of preview and drive) or pkg/drive (drive, abort, guard). The shell completions read
-// the cluster themselves (a LIST or GET each, completion.go).
+// Package cmd is the wiring of the kubectl rollplan commands: the root command (kubectl's
+// connection flags, klog's -v, completion through pipeline.AttachCompletions), one file per
+// verb (flags -> a typed config -> one call into pkg/pipeline, pkg/driverun or
+// pkg/reloadoneshot -> a pkg/printer call -> an exit decision), and HandleError, which turns a
+// command's error into kubectl's "error: ..." line and the exit code.
 package cmd
 
 import (
@@ -21,30 +17,19 @@ import (
 	"k8s.io/klog/v2"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
-// Exit codes of kubectl-rollplan. They are part of the CLI's contract (see README).
+// Exit codes of kubectl-rollplan, part of the CLI's contract: pipeline.ExitOK ... ExitFailFast
+// say when each is returned.
 const (
-	// ExitOK: the command did what it was asked.
-	ExitOK = 0
-	// ExitError: any error HandleError is given that does not carry another code (bad
-	// input, a missing object, an API failure, an edit by someone else during drive).
-	ExitError = 1
-	// ExitStalled: with --fail-on-stall, the plan ends Stalled (the rollout would not complete);
-	// status: a rollout exceeded its progress deadline (ProgressDeadlineExceeded).
-	ExitStalled = 3
-	// ExitHeld: drive stopped on purpose and holds the rollout (--steps, --until-step, a hold
-	// answer, or a timeout).
-	ExitHeld = 4
-	// ExitTimedOut: status --watch, --timeout passed before every rollout was complete (and
-	// none exceeded its progress deadline, which is ExitStalled).
-	ExitTimedOut = 5
-	// ExitFailFast: status --fail-fast: the new ReplicaSet's pods stayed in a state that
-	// holds the rollout back (ImagePullBackOff, CrashLoopBackOff, Unschedulable,
-	// FailedCreate, ...) for --fail-fast-after. (drive --fail-fast holds: ExitHeld, its
-	// closing block naming the reasons.)
-	ExitFailFast = 6
+	ExitOK       = pipeline.ExitOK
+	ExitError    = pipeline.ExitError
+	ExitStalled  = pipeline.ExitStalled
+	ExitHeld     = pipeline.ExitHeld
+	ExitTimedOut = pipeline.ExitTimedOut
+	ExitFailFast = pipeline.ExitFailFast
 )
 
 // exitError is an error that sets the exit code (NewExitError). HandleError prints its message,
@@ -60,6 +45,14 @@ func (e *exitError) Error() string { return e.msg }
 // NewExitError returns an error that makes the command exit with code; msg may be empty
 // (nothing more is printed).
 func NewExitError(code int, msg string) error { return &exitError{code: code, msg: msg} }
+
+// exitDecision is the error of an exit decision (code, msg): nil for ExitOK, else NewExitError.
+func exitDecision(code int, msg string) error {
+	if code == ExitOK {
+		return nil
+	}
+	return NewExitError(code, msg)
+}
 
 // HandleError prints err the way kubectl does (printer.PrintError: "error: ...", or the API
 // server's message) and returns the process exit code.
@@ -117,6 +110,6 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(newCmdStatus(f, kc, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	guardOneCluster(cmd, kc)
-	AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
+	pipeline.AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
 	return cmd
 }

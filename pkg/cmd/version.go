@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -22,16 +20,8 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		Use:   "version",
 		Short: "Print the plugin version and the controller version it models",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			info := printer.NewVersionInfo(version, commit)
-			switch output {
-			case "":
-				return printer.PrintVersion(streams.Out, info)
-			case "json", "yaml":
-				return printer.PrintVersionAs(streams.Out, info, output)
-			default:
-				return fmt.Errorf("unknown output format %q: use -o json or -o yaml", output)
-			}
+		RunE: func(*cobra.Command, []string) error {
+			return printer.PrintVersionOutput(streams.Out, printer.NewVersionInfo(version, commit), output)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format. One of: json|yaml.")

@@ -8,13 +8,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline/pipelinetest"
 )
 
 // TestCompleter: which arguments complete, names already given are left out, --diff stops at
 // the first argument, revisions are listed only for a Deployment argument, and a Connect
 // error is returned (nothing completed).
 func TestCompleter(t *testing.T) {
-	client := fake.NewClientset(completionObjects()...)
+	client := fake.NewClientset(pipelinetest.CompletionObjects()...)
 	c := Completer{Connect: func() (kubernetes.Interface, string, error) { return client, "team-a", nil }}
 	for _, tt := range []struct {
 		name       string

@@ -5,54 +5,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/utils/ptr"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline/pipelinetest"
 )
 
-// Objects of a small cluster: namespace team-a has web (revisions 1 and 3, 3 current; the
-// ReplicaSet of revision 2 belongs to another Deployment of the same labels), api and worker;
-// team-b has batch.
-func completionDeployment(ns, name string, uid types.UID, revision string) *appsv1.Deployment {
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: uid, Annotations: map[string]string{"deployment.kubernetes.io/revision": revision}},
-		Spec:       appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}},
-	}
-}
-
-func completionReplicaSet(ns, name, app string, owner types.UID, revision string, images ...string) *appsv1.ReplicaSet {
-	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": app},
-		Annotations: map[string]string{"deployment.kubernetes.io/revision": revision}}}
-	if owner != "" {
-		rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: app, UID: owner, Controller: ptr.To(true)}}
-	}
-	for i, img := range images {
-		rs.Spec.Template.Spec.Containers = append(rs.Spec.Template.Spec.Containers, corev1.Container{Name: string(rune('a' + i)), Image: img})
-	}
-	return rs
-}
-
-func completionObjects() []runtime.Object {
-	return []runtime.Object{
-		completionDeployment("team-a", "web", "uid-web", "3"),
-		completionDeployment("team-a", "api", "uid-api", "1"),
-		completionDeployment("team-a", "worker", "uid-worker", "1"),
-		completionDeployment("team-b", "batch", "uid-batch", "1"),
-		completionReplicaSet("team-a", "web-1", "web", "uid-web", "1", "nginx:1.18"),
-		completionReplicaSet("team-a", "web-3", "web", "uid-web", "3", "nginx:1.20", "envoy:1.30"),
-		completionReplicaSet("team-a", "web-other", "web", "uid-someone-else", "2", "nginx:1.19"),
-		completionReplicaSet("team-a", "web-orphan", "web", "", "4", "nginx:1.21"),
-		completionReplicaSet("team-a", "web-norev", "web", "uid-web", "", "nginx:0"),
-		completionReplicaSet("team-a", "api-1", "api", "uid-api", "1", "api:1"),
-	}
-}
-
 func TestCompleteDeploymentNames(t *testing.T) {
-	client := fake.NewClientset(completionObjects()...)
+	client := fake.NewClientset(pipelinetest.CompletionObjects()...)
 	for _, tt := range []struct {
 		ns, toComplete string
 		want           []string
@@ -79,7 +38,7 @@ func TestCompleteDeploymentNames(t *testing.T) {
 }
 
 func TestCompleteRevisions(t *testing.T) {
-	client := fake.NewClientset(completionObjects()...)
+	client := fake.NewClientset(pipelinetest.CompletionObjects()...)
 	got, err := CompleteRevisions(t.Context(), client, "team-a", "web", "")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
-package cmd
+package pipeline
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,19 +12,20 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline/pipelinetest"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
-// TestTargetComplete resolves arguments through a real factory (a kubeconfig whose context
+// TestCompleteOne resolves arguments through a real factory (a kubeconfig whose context
 // selects namespace team-a) against a server that fails the test on any request: online the
 // name goes through target.Selection's builder and asks nothing; with a state file the
 // namespace is -n's or empty.
-func TestTargetComplete(t *testing.T) {
+func TestCompleteOne(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)
 	}))
 	t.Cleanup(srv.Close)
-	kc := kubeconfig(t, srv.URL)
+	kc := pipelinetest.Kubeconfig(t, srv.URL)
 	for _, tc := range []struct {
 		name      string
 		args      []string
@@ -46,8 +48,7 @@ func TestTargetComplete(t *testing.T) {
 			if tc.namespace != "" {
 				*flags.Namespace = tc.namespace
 			}
-			var tg Target
-			err := tg.complete(cmdutil.NewFactory(flags), tc.args, tc.stateFile, nil)
+			ref, err := CompleteOne(cmdutil.NewFactory(flags), tc.args, tc.stateFile)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -57,24 +58,21 @@ func TestTargetComplete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tc.want, tg.Ref); d != "" {
+			if d := cmp.Diff(tc.want, ref); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
-			}
-			if tg.Client == nil {
-				t.Error("no client")
 			}
 		})
 	}
 }
 
-// TestTargetsComplete: the selection of many Deployments, through a real factory and no
+// TestCompleteMany: the selection of many Deployments, through a real factory and no
 // request; Resolve of names asks nothing either.
-func TestTargetsComplete(t *testing.T) {
+func TestCompleteMany(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)
 	}))
 	t.Cleanup(srv.Close)
-	kc := kubeconfig(t, srv.URL)
+	kc := pipelinetest.Kubeconfig(t, srv.URL)
 	for _, tc := range []struct {
 		name      string
 		args      []string
@@ -103,12 +101,12 @@ func TestTargetsComplete(t *testing.T) {
 			*flags.KubeConfig = kc
 			cmd := &cobra.Command{Use: "x"}
 			flags.AddFlags(cmd.Flags())
-			tg := newTargets(tc.choices)
-			tg.Select.AddFlags(cmd)
+			sf := target.NewFlags(tc.choices)
+			sf.AddFlags(cmd)
 			if err := cmd.ParseFlags(tc.flags); err != nil {
 				t.Fatal(err)
 			}
-			err := tg.complete(cmdutil.NewFactory(flags), tc.args, tc.stateFile, nil)
+			sel, err := CompleteMany(cmdutil.NewFactory(flags), sf, tc.args, tc.stateFile)
 			if tc.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -119,15 +117,15 @@ func TestTargetsComplete(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.wantScope != nil {
-				if !tg.Selection.Bulk() {
+				if !sel.Bulk() {
 					t.Fatal("not a bulk selection")
 				}
-				if d := cmp.Diff(*tc.wantScope, tg.Selection.Scope()); d != "" {
+				if d := cmp.Diff(*tc.wantScope, sel.Scope()); d != "" {
 					t.Errorf("scope (-want +got):\n%s", d)
 				}
 				return
 			}
-			refs, err := tg.Selection.Resolve(t.Context())
+			refs, err := sel.Resolve(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,5 +133,29 @@ func TestTargetsComplete(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestCompleteFleet: with a state file, -l (a listing of a cluster) is refused; names are not.
+func TestCompleteFleet(t *testing.T) {
+	flags := genericclioptions.NewConfigFlags(false)
+	*flags.KubeConfig = pipelinetest.Kubeconfig(t, "http://127.0.0.1:1")
+	for _, tc := range []struct {
+		args, flags []string
+		wantErr     string
+	}{
+		{args: []string{"a", "b"}},
+		{flags: []string{"-l", "app=web"}, wantErr: "-l, --all and -A list a cluster: with --state-file, name the Deployments (deploy/a deploy/b)"},
+	} {
+		cmd := &cobra.Command{Use: "x"}
+		sf := target.NewFlags(target.Choices{Many: true, AllNamespaces: true})
+		sf.AddFlags(cmd)
+		if err := cmd.ParseFlags(tc.flags); err != nil {
+			t.Fatal(err)
+		}
+		_, err := CompleteFleet(cmdutil.NewFactory(flags), sf, tc.args, "s.yaml")
+		if got := fmt.Sprint(err); tc.wantErr != "" && got != tc.wantErr || tc.wantErr == "" && err != nil {
+			t.Errorf("%v %v: error %v, want %q", tc.args, tc.flags, err, tc.wantErr)
+		}
 	}
 }
