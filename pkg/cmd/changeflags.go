@@ -15,9 +15,6 @@ import (
 // (Any, HasManifest, Validate, Apply, Desired, ServerDesired) are pipeline.DeploymentChange's.
 type ChangeFlags struct {
 	pipeline.DeploymentChange
-	// replicasSet and toRevisionSet are ReplicasSet and ToRevisionSet, kept for
-	// PreviewOptions.changeWords.
-	replicasSet, toRevisionSet bool
 }
 
 // AddFlags registers --image, -f/--filename, --replicas, --to-revision and --restart.
@@ -40,8 +37,7 @@ func (c *ChangeFlags) addFlags(cmd *cobra.Command) {
 		if prev != nil {
 			prev(cmd, args)
 		}
-		c.replicasSet, c.toRevisionSet = cmd.Flags().Changed("replicas"), cmd.Flags().Changed("to-revision")
-		c.ReplicasSet, c.ToRevisionSet = c.replicasSet, c.toRevisionSet
+		c.ReplicasSet, c.ToRevisionSet = cmd.Flags().Changed("replicas"), cmd.Flags().Changed("to-revision")
 	}
 }
 

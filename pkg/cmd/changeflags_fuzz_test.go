@@ -96,10 +96,10 @@ func applyAndValidate(t *testing.T, c *ChangeFlags) error {
 // (app, or *) took effect, when --to-revision (which sets its own template) is not given.
 func checkApplied(t *testing.T, c *ChangeFlags, replicas *int32, image string) {
 	t.Helper()
-	if c.replicasSet && (replicas == nil || *replicas != c.Replicas || c.Replicas < 0) {
+	if c.ReplicasSet && (replicas == nil || *replicas != c.Replicas || c.Replicas < 0) {
 		t.Fatalf("--replicas=%d gave spec.replicas %v", c.Replicas, replicas)
 	}
-	if c.toRevisionSet {
+	if c.ToRevisionSet {
 		return
 	}
 	want := ""

@@ -236,7 +236,7 @@ func (o *PreviewOptions) config() *previewrun.Config {
 	}
 	return &previewrun.Config{
 		Preview: p, FailOnStall: o.FailOnStall, Filenames: o.Filenames,
-		View: printer.PreviewView{Output: o.Output, MaxSteps: o.MaxSteps, Summary: o.Summary, Change: o.Change.change().Words()},
+		View: printer.PreviewView{Output: o.Output, MaxSteps: o.MaxSteps, Summary: o.Summary, Change: o.Change.DeploymentChange.Words()},
 		Ref:  o.Ref, Namespace: o.Namespace, EnforceNamespace: o.enforceNamespace, Client: o.Client,
 		Selection: o.Fleet.Selection, FleetClient: o.Fleet.Client, ChunkSize: o.Fleet.Select.ChunkSize,
 		Contexts: o.Contexts.resolved, Sources: o.Contexts.sources, Out: o.Out, ErrOut: o.ErrOut,
