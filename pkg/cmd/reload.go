@@ -2,18 +2,15 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadcontroller"
@@ -86,37 +83,19 @@ var (
 
 // ReloadOptions holds the flags and dependencies of "kubectl rollplan reload".
 type ReloadOptions struct {
-	Adopt         bool
-	Yes           bool
-	MaxConcurrent int
-	Timeout       time.Duration
-	Readiness     string
-	MaxSteps      int
-	Drive         bool
-	// DriveFlags are drive's flags that --drive passes on (--interval, --progress-timeout,
-	// --lease-duration).
-	DriveFlags reloadDriveFlags
-	DryRun     cmdutil.DryRunStrategy
-	// Watch are the flags of the watch mode (pkg/reloadcontroller).
-	Watch reloadcontroller.WatchFlags
-	// Output is -o: a RolloutPlanList of the assessed Deployments (reload_output.go).
-	Output *printer.OutputFlags
-	// Checks is --checks: the feasibility checks run on each restart's plan
-	// (reload_feasibility.go).
-	Checks string
-	// Contexts are --contexts and --all-contexts (reload_contexts.go): several only show.
+	// The one-shot run's flags, the watch mode's, --dry-run, -o (a RolloutPlanList), and
+	// --contexts/--all-contexts (several only show).
+	reloadoneshot.Flags
+	Watch    reloadcontroller.WatchFlags
+	DryRun   cmdutil.DryRunStrategy
+	Output   *printer.OutputFlags
 	Contexts ContextFlags
-
-	FieldManager string
-	// Targets are the selection flags (names, -l, --all, -A, --chunk-size), the Selection
-	// and the client.
+	// Targets are the selection flags (names, -l, --all, -A), the Selection and the client.
 	Targets
-	// Namespace is -n's (or the context's): the watch mode's.
+	// KindArgs are the StatefulSets and DaemonSets the arguments name (then no Deployment
+	// is selected); Namespace is -n's (or the context's): theirs and the watch mode's.
+	KindArgs  target.KindArgs
 	Namespace string
-	// KindArgs are the StatefulSets and DaemonSets the arguments name (target.ParseKindArgs;
-	// then no Deployment is selected); kindsNamespace is -n's (or the context's) for them.
-	KindArgs       target.KindArgs
-	kindsNamespace string
 	// WatchArgs are the arguments given with --watch (refused: it takes none).
 	WatchArgs []string
 	Now       func() time.Time
@@ -126,28 +105,15 @@ type ReloadOptions struct {
 	genericiooptions.IOStreams
 }
 
-// reloadDriveFlags are the drive flags --drive honours.
-type reloadDriveFlags struct {
-	Interval        time.Duration
-	ProgressTimeout time.Duration
-	LeaseDuration   time.Duration
-}
+// restartsStall is reloadoneshot.Stalls: --fail-on-stall's exit 3 (preview_config.go's).
+var restartsStall = reloadoneshot.Stalls
 
 // NewReloadOptions returns ReloadOptions with defaults.
 func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 	return &ReloadOptions{
-		Targets:       newTargets(target.Choices{Many: true, AllNamespaces: true}),
-		MaxConcurrent: 1,
-		Timeout:       10 * time.Minute,
-		Readiness:     reloadoneshot.DefaultReadiness,
-		MaxSteps:      40,
-		Output:        newReloadOutputFlags(),
-		Checks:        "all",
-		DriveFlags:    reloadDriveFlags{LeaseDuration: defaultLeaseDuration},
-		FieldManager:  DefaultReloadFieldManager,
-		Now:           time.Now,
-		Terminal:      stdTerminal(streams),
-		IOStreams:     streams,
+		Flags:   reloadoneshot.NewFlags(DefaultReloadFieldManager, defaultLeaseDuration),
+		Targets: newTargets(target.Choices{Many: true, AllNamespaces: true}),
+		Output:  printer.NewReloadOutputFlags(), Now: time.Now, Terminal: stdTerminal(streams), IOStreams: streams,
 	}
 }
 
@@ -169,19 +135,9 @@ func newCmdReload(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 		Example:               reloadExample,
 		RunE:                  runE(f, o),
 	}
-	fl := cmd.Flags()
 	o.Select.AddFlags(cmd)
-	fl.BoolVar(&o.Adopt, "adopt", false, "Record the current checksums of Deployments seen for the first time (annotation rollplan.dev/adopted-config-checksums on the Deployment) without restarting anything.")
-	fl.BoolVarP(&o.Yes, "yes", "y", false, "Do not ask for confirmation.")
-	fl.IntVar(&o.MaxConcurrent, "max-concurrent", o.MaxConcurrent, "How many restarts roll out at once; each is waited for until complete before the next starts.")
-	fl.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for one restart's rollout to complete; after a timeout no further restart starts.")
-	fl.IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "Rows of each plan's step table; the middle of a longer plan is elided (0: all).")
-	fl.BoolVar(&o.Drive, "drive", false, "Walk each restart step by step with drive (see `kubectl rollplan drive --help`; --interval, --progress-timeout and --lease-duration apply).")
-	fl.DurationVar(&o.DriveFlags.Interval, "interval", 0, "With --drive: bake time between two steps (for example 2m).")
-	fl.DurationVar(&o.DriveFlags.ProgressTimeout, "progress-timeout", 0, "With --drive: how long a step may wait for its pods (default: the Deployment's progressDeadlineSeconds).")
-	fl.DurationVar(&o.DriveFlags.LeaseDuration, "lease-duration", o.DriveFlags.LeaseDuration, "With --drive: how long drive's lease lasts without renewal.")
+	o.Flags.AddFlags(cmd)
 	addReadinessFlag(cmd, &o.Readiness)
-	fl.StringVar(&o.Checks, "checks", o.Checks, "Feasibility checks run on each restart's plan: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultReloadFieldManager)
 	o.Watch.AddFlags(cmd)
@@ -194,7 +150,8 @@ func newCmdReload(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	return cmd
 }
 
-// Complete resolves the dry-run strategy, the namespace, the names and the client.
+// Complete resolves the dry-run strategy, the contexts, the namespace, the names (of
+// Deployments, or of StatefulSets and DaemonSets: reloadoneshot.NamedKinds) and the client.
 func (o *ReloadOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	var err error
 	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
@@ -204,110 +161,67 @@ func (o *ReloadOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 	if err := o.Contexts.resolve(cmd); err != nil {
 		return err
 	}
-	if err := o.validateContexts(); err != nil {
+	if err := o.ValidateContexts(len(o.Contexts.resolved), o.Watch.Watch, o.DryRun == cmdutil.DryRunServer); err != nil {
 		return err
 	}
 	if o.Client == nil {
 		o.Client = driveClient(f)
 	}
-	if o.Watch.Watch {
+	if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil || o.Watch.Watch {
 		o.WatchArgs = args
-		o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace()
 		return err
 	}
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return err
-	}
-	o.kindsNamespace = ns
-	bulk := o.Select.All || o.Select.Selector != "" || o.Select.AllNamespaces
-	ka, named, err := target.ParseKindArgs(args, bulk)
-	if err != nil {
-		return err
-	}
-	if named {
-		// StatefulSets and DaemonSets named: the Deployment selection stays empty.
-		o.KindArgs = ka
-		for i := range o.KindArgs.Refs {
-			o.KindArgs.Refs[i].Namespace = ns
-		}
-		switch {
-		case len(ka.Refs) > 0 && (o.Select.Selector != "" || o.Select.All):
-			return errors.New("name cannot be provided when a selector is specified: give names, or -l/--selector or --all, not both")
-		case len(ka.Refs) > 0 && o.Select.AllNamespaces:
-			return errors.New("a resource cannot be retrieved by name across all namespaces: drop -A/--all-namespaces and give the namespace with -n")
-		case len(ka.Refs) > 0:
-			return nil // no Deployment selected: o.Selection stays nil
-		}
-		return o.Targets.complete(f, nil, "", o.Client)
+	var named bool
+	o.KindArgs, named, err = reloadoneshot.NamedKinds(args, o.Namespace, o.Select)
+	switch {
+	case err != nil || len(o.KindArgs.Refs) > 0:
+		return err // named StatefulSets or DaemonSets: o.Selection stays nil
+	case named:
+		args = nil // "sts" with -l/--all/-A: no Deployment name
 	}
 	return o.Targets.complete(f, args, "", o.Client)
 }
 
-// Validate checks the flags alone.
+// Validate checks the flags alone: the watch mode's (reloadcontroller.WatchFlags) and, with
+// --watch, none of the one-shot's; else the one-shot's (reloadoneshot.Flags) and -o's.
 func (o *ReloadOptions) Validate() error {
-	if o.Watch.Watch {
-		return o.validateWatch()
-	}
-	if o.cmd != nil {
-		if err := o.Watch.Validate(o.cmd, nil); err != nil {
+	if o.cmd != nil { // after Complete: which flags were given
+		if err := o.Watch.Validate(o.cmd, o.WatchArgs); err != nil {
 			return err
 		}
 	}
-	switch {
-	case o.MaxConcurrent < 1:
-		return fmt.Errorf("--max-concurrent=%d: must be 1 or more", o.MaxConcurrent)
-	case o.Timeout <= 0:
-		return fmt.Errorf("--timeout=%s: must be more than 0", o.Timeout)
-	case o.Drive && o.Adopt:
-		return errors.New("--drive and --adopt: --adopt restarts nothing, give one of them")
-	case o.Drive && o.MaxConcurrent > 1:
-		return errors.New("--drive walks one restart at a time: drop --max-concurrent")
-	case o.DriveFlags.Interval < 0 || o.DriveFlags.ProgressTimeout < 0:
-		return errors.New("--interval and --progress-timeout must not be negative")
-	case o.FieldManager == "":
-		return errors.New("--field-manager must not be empty")
+	if o.Watch.Watch {
+		return o.ValidateWatch(o.Select.All, o.DryRun != cmdutil.DryRunNone, !o.Output.Human())
 	}
-	if err := validateLeaseDuration(o.DriveFlags.LeaseDuration); err != nil {
+	if err := o.Flags.Validate(); err != nil {
 		return err
 	}
-	if err := o.validateOutput(); err != nil {
+	if err := validateLeaseDuration(o.LeaseDuration); err != nil || o.Output.Human() {
 		return err
 	}
-	if _, err := feasibility.ParseChecks(o.Checks); err != nil {
+	if _, err := o.Output.ToPrinter(); err != nil {
 		return err
 	}
-	return validateReadiness(o.Readiness)
+	return o.ValidateOutput(o.DryRun != cmdutil.DryRunNone, o.Contexts.many())
 }
 
-// validateWatch checks the flags of --watch: the watch mode's, and none of the one-shot's.
-func (o *ReloadOptions) validateWatch() error {
-	switch {
-	case o.MaxConcurrent < 1:
-		return fmt.Errorf("--max-concurrent=%d: must be 1 or more", o.MaxConcurrent)
-	case o.Timeout <= 0:
-		return fmt.Errorf("--timeout=%s: must be more than 0", o.Timeout)
-	case o.Select.All || o.Adopt || o.Drive || o.Yes || o.DryRun != cmdutil.DryRunNone:
-		return errors.New("--watch restarts every opted-in Deployment of the namespace by itself: --all, --adopt, --drive, --yes and --dry-run are for one run without --watch")
-	case !o.Output.Human():
-		return errors.New("-o: --watch prints one line per restart; -o prints the plans of one run without --watch")
-	case o.FieldManager == "":
-		return errors.New("--field-manager must not be empty")
-	case o.cmd == nil:
-		return nil
-	}
-	return o.Watch.Validate(o.cmd, o.WatchArgs)
-}
-
-// Run reads and assesses the selected Deployments, prints the table and the restart plans,
-// asks (on a terminal, without --yes), then restarts them paced. With --watch it runs the
-// watch mode until interrupted.
+// Run is one run (reloadoneshot.Config.Run, shown by printer.ReloadRun): the assessment
+// printed, one refusal check, one question, then the writes. Across contexts it only shows
+// (Config.RunContexts; exit 1 if a context could not be read); with --watch it runs the
+// watch mode until interrupted (reloadcontroller.RunWatch).
 func (o *ReloadOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	c, r := o.Flags.Config(o.Selection, o.KindArgs, o.Namespace, o.Select), o.report()
+	c.ClientDryRun, c.ServerDryRun, c.Progress, c.Now = o.DryRun == cmdutil.DryRunClient, o.DryRun == cmdutil.DryRunServer, o.ErrOut, o.Now
 	if o.Contexts.many() {
-		return o.runContexts(ctx)
+		srcs, errs := o.Contexts.sources()
+		res, err := c.RunContexts(ctx, o.Contexts.resolved, srcs, errs)
+		if err != nil {
+			return err
+		}
+		if err := r.Contexts(c, res); err != nil || len(res.Failed) == 0 {
+			return err
+		}
+		return NewExitError(ExitError, "")
 	}
 	client, err := o.Client()
 	if err != nil {
@@ -322,91 +236,15 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 			},
 		}), o.ErrOut)
 	}
-	return o.runOnce(ctx, client)
-}
-
-// config is the reloadoneshot.Config of the flags (a one-shot run).
-func (o *ReloadOptions) config(client kubernetes.Interface) *reloadoneshot.Config {
-	c := &reloadoneshot.Config{
-		Selection: o.Selection, KindArgs: o.KindArgs, KindsNamespace: o.kindsNamespace,
-		Bulk: o.Select.All || o.Select.Selector != "" || o.Select.AllNamespaces, AllNamespaces: o.Select.AllNamespaces, Selector: o.Select.Selector,
-		Adopt: o.Adopt, Readiness: o.Readiness, Checks: o.Checks,
-		MaxConcurrent: o.MaxConcurrent, Timeout: o.Timeout, FieldManager: o.FieldManager,
-		ClientDryRun: o.DryRun == cmdutil.DryRunClient, ServerDryRun: o.DryRun == cmdutil.DryRunServer,
-		Progress: o.ErrOut, Now: o.Now,
-	}
 	if o.Drive {
-		c.Drive = o.driveRestart(client)
+		c.Drive = driverun.Restart(drive.Options{Client: client, Interval: o.Interval, ProgressTimeout: o.ProgressTimeout,
+			LeaseDuration: o.LeaseDuration, Now: o.Now, FieldManager: o.FieldManager}, r.DriveWalk(promptStep(o.In, o.ErrOut)), r.DrivePrepared)
 	}
-	return c
+	return c.Run(ctx, client, r)
 }
 
-// runOnce is the one-shot run over the selected Deployments, then StatefulSets and
-// DaemonSets (reloadoneshot.Config): one assessment printed, one refusal check, one
-// question, then the writes (Deployments paced by --max-concurrent, then the other kinds
-// one at a time).
-func (o *ReloadOptions) runOnce(ctx context.Context, client kubernetes.Interface) error {
-	c := o.config(client)
-	a, err := c.Assess(ctx, client)
-	if err != nil {
-		return err
-	}
-	if err := o.printAssessment(c, a); err != nil {
-		return err
-	}
-	if err := a.Refusal(); err != nil {
-		return err
-	}
-	// With -o, stdout holds the RolloutPlanList alone: the result lines go to stderr.
-	result := o.Out
-	if !o.Output.Human() {
-		result = o.ErrOut
-	}
-	n := a.Writes()
-	if n == 0 {
-		fmt.Fprintln(result, "\nNothing to restart.")
-		return nil
-	}
-	suffix := printer.DryRunSuffix(o.DryRun)
-	if o.DryRun == cmdutil.DryRunClient {
-		fmt.Fprintln(result)
-		printer.PrintReloadResults(result, a.DryRunResults(), suffix)
-		printer.PrintReloadKindResults(result, c.WriteKinds(ctx, client, a), suffix)
-		return nil
-	}
-	if o.DryRun == cmdutil.DryRunNone {
-		ok, err := o.confirm(n, a.KindWrites() > 0)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			fmt.Fprintln(o.ErrOut, "Not confirmed: nothing was written.")
-			return nil
-		}
-	}
-	results := c.Restart(ctx, client, a)
-	fmt.Fprintln(result)
-	errs := printer.PrintReloadResults(result, results, suffix)
-	errs = append(errs, printer.PrintReloadKindResults(result, c.WriteKinds(ctx, client, a), suffix)...)
-	return utilerrors.NewAggregate(errs)
-}
-
-// confirm asks once for all n writes on a terminal; without one, --yes is required. With
-// StatefulSets or DaemonSets to write (kinds) the question counts "workload(s)".
-func (o *ReloadOptions) confirm(n int, kinds bool) (bool, error) {
-	if o.Yes {
-		return true, nil
-	}
-	if !o.Terminal() {
-		return false, errors.New("standard input is not a terminal, so reload cannot ask for confirmation: pass --yes to write without asking (or --dry-run=client to only look)")
-	}
-	verb := "restart"
-	if o.Adopt {
-		verb = "record the checksums of"
-	}
-	noun := "deployment(s)"
-	if kinds {
-		noun = "workload(s)"
-	}
-	return askYes(o.In, o.ErrOut, fmt.Sprintf("\n%s %d %s? [y/N]: ", verb, n, noun)), nil
+// report is the printer.ReloadRun of the flags, asking on o's streams (askYes).
+func (o *ReloadOptions) report() *printer.ReloadRun {
+	return &printer.ReloadRun{Out: o.Out, ErrOut: o.ErrOut, Output: o.Output, MaxSteps: o.MaxSteps, DryRun: o.DryRun,
+		Yes: o.Yes, Adopt: o.Adopt, Terminal: o.Terminal, Ask: func(q string) bool { return askYes(o.In, o.ErrOut, q) }}
 }

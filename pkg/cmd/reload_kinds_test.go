@@ -58,7 +58,7 @@ func newReloadKindsTest(t *testing.T, refs ...target.KindRef) (*ReloadOptions, *
 	out, errOut := &strings.Builder{}, &strings.Builder{}
 	o.Out, o.ErrOut = out, errOut
 	o.KindArgs = target.KindArgs{Refs: refs}
-	o.kindsNamespace = "ns"
+	o.Namespace = "ns"
 	if len(refs) == 0 {
 		// "reload sts --all": the opted-in StatefulSets of the namespace, no Deployment.
 		o.KindArgs.Kind = target.KindStatefulSet

@@ -21,17 +21,13 @@ type ContextTargets struct {
 // (pipeline Source Select, then Assess with the source's client), for reload --contexts:
 // nothing is written. srcs and errs are parallel (a nil source: errs holds why it could not
 // be built); the result is parallel to them. The names of a non-bulk selection are resolved
-// once first (Errors: that resolution's).
+// once first (pipeline.SelectionOf; Errors: that resolution's).
 func (c *Config) AssessContexts(ctx context.Context, srcs []*pipeline.Live, errs []error) ([]ContextTargets, error) {
-	sel := c.Selection
-	ps := pipeline.Selection{Bulk: sel.Bulk(), Scope: sel.Scope(), ExplicitNamespace: sel.EnforceNamespace, RequireNamespace: true}
-	if !ps.Bulk {
-		refs, err := sel.Resolve(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ps.Refs = refs
+	ps, err := pipeline.SelectionOf(ctx, c.Selection)
+	if err != nil {
+		return nil, err
 	}
+	ps.ExplicitNamespace, ps.RequireNamespace = c.Selection.EnforceNamespace, true
 	per := make([]ContextTargets, len(srcs))
 	var wg sync.WaitGroup
 	for i, src := range srcs {

@@ -7,9 +7,11 @@
 // each watched (pkg/watch) until the controller reports it complete, as `kubectl rollout
 // status` decides, before the next starts; or each walked by a drive.
 //
-// Config is the whole of one run as the command's flags give it (pkg/cmd only fills it,
-// prints and asks): Config.Assess -> Assessment (Refusal, Writes, DryRunResults), then
-// Config.Restart and Config.WriteKinds; Config.AssessContexts for --contexts (read only).
+// Config is the whole of one run as the command's flags give it (Flags: AddFlags, Validate,
+// Config; pkg/cmd only fills it): Config.Run is the run in order, Assess -> Assessment
+// (Refusal, Writes, DryRunResults), one question, then Config.Restart and Config.WriteKinds,
+// shown and asked through a Report (pkg/printer's ReloadRun); Config.RunContexts for
+// --contexts (read only: AssessContexts, a typed Contexts result).
 //
 // Decisions stay in pkg/reload; this package only reads, calls them, writes and waits.
 package reloadoneshot

@@ -23,7 +23,7 @@ const DefaultReadiness = string(planner.ReadinessBatched)
 // Config is one run of `kubectl rollplan reload` without --watch, as its flags give it
 // (pkg/cmd's ReloadOptions fills it, as stern's flags fill its Config): which Deployments,
 // StatefulSets and DaemonSets, how they are assessed, and how the writes are made and paced.
-// The command then calls Assess, prints, asks, and calls Restart and WriteKinds.
+// The command then calls Run (Assess, show, ask, Restart and WriteKinds, in order).
 type Config struct {
 	// Selection selects the Deployments (names, -l, --all, -A); nil when the arguments
 	// name StatefulSets or DaemonSets (then no Deployment is selected).
