@@ -31,8 +31,8 @@ var ErrNoFixedPoint = errors.New("the simulated DaemonSet controller did not set
 // Example (TestTimedDeleteFirst): 5 nodes, maxUnavailable 2, pods Ready 10s after creation,
 // no latency: 2 nodes at 0s, 2 at 10s, the last at 20s; Duration 30s (3 rounds).
 //
-// Errors: a missing DaemonSet, an unknown readiness, an invalid maxSurge or
-// maxUnavailable, a pod that names no node, ErrNoFixedPoint.
+// Errors: a missing DaemonSet, an unknown readiness (wraps planner.ErrNotModelled), an
+// invalid maxSurge or maxUnavailable, a pod that names no node, ErrNoFixedPoint.
 //
 // Mirrors syncDaemonSet and updateDaemonSet, pkg/controller/daemon, v1.36.3.
 func Simulate(in Input) (*Plan, error) {
@@ -43,7 +43,7 @@ func Simulate(in Input) (*Plan, error) {
 	switch readiness {
 	case planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever, planner.ReadinessTimed:
 	default:
-		return nil, fmt.Errorf("readiness %q is not modelled for DaemonSets: use batched, instant, never or timed", readiness)
+		return nil, fmt.Errorf("readiness %q is %w for DaemonSets: use batched, instant, never or timed", readiness, planner.ErrNotModelled)
 	}
 	hist, err := resolveHistory(in.DaemonSet, in.Revisions)
 	if err != nil {
