@@ -70,7 +70,7 @@ func Simulate(in Input) (*Plan, error) {
 	if maxSyncs == 0 {
 		maxSyncs = DefaultMaxSyncs
 	}
-	plan := &Plan{PodOperations: []PodOperation{}}
+	plan := &Plan{PodOperations: []planner.PodOperation{}}
 	for step := 1; ; step++ {
 		if step > maxSyncs {
 			plan.Outcome, plan.Reason = Incomplete, fmt.Sprintf("no end after %d syncs", maxSyncs)
