@@ -9,29 +9,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
-)
 
-// KindOp is one pod write of a StatefulSet's or DaemonSet's plan, in the controller's order:
-// Step is the controller sync (from 1) that makes it; Action is "Create" or "Delete"; Pod
-// names the pod (empty for a DaemonSet pod not yet created: its name is generated); Node is
-// the node a DaemonSet pod is bound to (empty for a StatefulSet pod: the scheduler picks).
-type KindOp struct {
-	Step   int
-	Action string
-	Pod    string
-	Node   string
-}
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
+)
 
 // KindInput is what CheckPodOperations needs.
 type KindInput struct {
 	// Kind is "StatefulSet" or "DaemonSet"; Namespace and Name name the workload.
 	Kind, Namespace, Name string
-	// Ops are the plan's pod operations, in order.
-	Ops []KindOp
+	// Ops are the plan's pod operations, in order (the planners'; Revision, RevisionNumber
+	// and At are not read).
+	Ops []planner.PodOperation
 	// PodFor returns the pod a Create of op makes, as the API server receives it (the update
 	// revision's template; a DaemonSet pod with the controller's tolerations and node
 	// affinity to op.Node). CheckPodOperations applies the LimitRanges' defaults to a copy.
-	PodFor func(op KindOp) *corev1.Pod
+	PodFor func(op planner.PodOperation) *corev1.Pod
 	// Pods are the workload's pods now: a Delete releases its pod's quota charge and room.
 	Pods []*corev1.Pod
 	// Replicas is the change's spec.replicas and LiveReplicas the object's now (StatefulSet;
@@ -191,7 +183,7 @@ func (r *Result) replayOps(in KindInput, quotas []*quotaState, nodes []*NodeStat
 	}
 }
 
-func podLabel(op KindOp) string {
+func podLabel(op planner.PodOperation) string {
 	if op.Pod != "" {
 		return op.Pod
 	}

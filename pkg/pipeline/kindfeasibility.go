@@ -23,18 +23,15 @@ func (c *Config) CheckKind(ctx context.Context, src KindSource, p *KindPlan) {
 		return
 	}
 	in := feasibility.KindInput{Kind: p.Workload.Kind, Namespace: p.Workload.Namespace, Name: p.Workload.Name,
-		Pods: p.pods, LiveReplicas: p.liveReplicas, Cluster: c.kindObjects(ctx, src, p.Workload.Namespace), Checks: c.Feasibility}
-	for _, op := range p.PodOperations {
-		in.Ops = append(in.Ops, feasibility.KindOp{Step: op.Step, Action: op.Action, Pod: op.Pod, Node: op.Node})
-	}
+		Ops: p.PodOperations, Pods: p.pods, LiveReplicas: p.liveReplicas, Cluster: c.kindObjects(ctx, src, p.Workload.Namespace), Checks: c.Feasibility}
 	if s := p.desired.StatefulSet; s != nil {
 		in.Replicas = s.Spec.Replicas
-		in.PodFor = func(feasibility.KindOp) *corev1.Pod {
+		in.PodFor = func(planner.PodOperation) *corev1.Pod {
 			return &corev1.Pod{ObjectMeta: *s.Spec.Template.ObjectMeta.DeepCopy(), Spec: *s.Spec.Template.Spec.DeepCopy()}
 		}
 	} else {
 		ds := p.desired.DaemonSet
-		in.PodFor = func(op feasibility.KindOp) *corev1.Pod { return daemonset.NewNodePod(ds, op.Node) }
+		in.PodFor = func(op planner.PodOperation) *corev1.Pod { return daemonset.NewNodePod(ds, op.Node) }
 	}
 	if r := feasibility.CheckPodOperations(in); !quiet(r) {
 		p.Feasibility = r

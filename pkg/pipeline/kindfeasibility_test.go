@@ -72,7 +72,7 @@ func TestCheckKindStatefulSetQuota(t *testing.T) {
 			if p.Feasibility == nil || p.Feasibility.Stall == nil {
 				t.Fatalf("no stall: %+v", p.Feasibility)
 			}
-			var create KindPodOperation
+			var create planner.PodOperation
 			for _, op := range p.PodOperations {
 				if op.Action == "Create" {
 					create = op

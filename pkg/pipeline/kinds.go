@@ -117,18 +117,6 @@ type WorkloadRef struct {
 	Name      string `json:"name"`
 }
 
-// KindPodOperation is one pod write the controller makes: the shape of both planners'.
-type KindPodOperation struct {
-	Step           int    `json:"step"`
-	Action         string `json:"action"`
-	Pod            string `json:"pod"`
-	Node           string `json:"node"`
-	Revision       string `json:"revision"`
-	RevisionNumber int64  `json:"revisionNumber"`
-	// At is, under the timed model, when the controller makes it, from the change.
-	At *metav1.Duration `json:"at,omitempty"`
-}
-
 // KindPlan is the plan of one StatefulSet or DaemonSet: the update revision (name and number
 // before it exists), the pod operations in the controller's order, the pods OnDelete leaves
 // (waitingForDelete), how it ends, and for a DaemonSet the nodes and why some get no pod.
@@ -140,7 +128,7 @@ type KindPlan struct {
 	Partition            int32                  `json:"partition,omitempty"`
 	Outcome              string                 `json:"outcome"`
 	Reason               string                 `json:"reason,omitempty"`
-	PodOperations        []KindPodOperation     `json:"podOperations"`
+	PodOperations        []planner.PodOperation `json:"podOperations"`
 	WaitingForDelete     []string               `json:"waitingForDelete,omitempty"`
 	Nodes                []daemonset.NodeReport `json:"nodes,omitempty"`
 	// MaxSurge and MaxUnavailable are a DaemonSet's bounds in nodes (both 0 counts as
@@ -318,14 +306,7 @@ func planKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods
 		}
 		out.UpdateRevision, out.UpdateRevisionNumber = p.UpdateRevision, p.UpdateRevisionNumber
 		out.Outcome, out.Reason, out.WaitingForDelete, out.Syncs = string(p.Outcome), p.Reason, p.WaitingForDelete, p.Syncs
-		out.PodOperations = []KindPodOperation{}
-		for _, op := range p.PodOperations {
-			k := kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber)
-			if timing != nil && op.Step <= len(p.SyncAt) {
-				k.At = &metav1.Duration{Duration: p.SyncAt[op.Step-1]}
-			}
-			out.PodOperations = append(out.PodOperations, k)
-		}
+		out.PodOperations = timedOps(p.PodOperations, p.SyncAt, timing != nil)
 		return out, nil
 	}
 	in := daemonset.Input{DaemonSet: desired.DaemonSet, Revisions: revs, Pods: pods, Nodes: nodes, Readiness: r, Now: metav1.NewTime(now)}
@@ -345,20 +326,22 @@ func planKind(desired workload.Workload, revs []*appsv1.ControllerRevision, pods
 	out.UpdateRevision, out.UpdateRevisionNumber = p.UpdateRevision.Name, p.UpdateRevision.Number
 	out.Outcome, out.Syncs, out.Nodes = string(p.Outcome), p.Syncs, p.Nodes
 	out.MaxSurge, out.MaxUnavailable = p.MaxSurge, p.MaxUnavailable
-	out.PodOperations = []KindPodOperation{}
-	for _, op := range p.PodOperations {
-		k := kindOp(op.Step, string(op.Action), op.Pod, op.Node, op.Revision, op.RevisionNumber)
-		if timing != nil && op.Step <= len(p.SyncAt) {
-			k.At = &metav1.Duration{Duration: p.SyncAt[op.Step-1]}
-		}
-		out.PodOperations = append(out.PodOperations, k)
-	}
+	out.PodOperations = timedOps(p.PodOperations, p.SyncAt, timing != nil)
 	for _, w := range p.WaitingForDelete {
 		out.WaitingForDelete = append(out.WaitingForDelete, w.Pod)
 	}
 	return out, nil
 }
 
-func kindOp(step int, action, pod, node, rev string, n int64) KindPodOperation {
-	return KindPodOperation{Step: step, Action: action, Pod: pod, Node: node, Revision: rev, RevisionNumber: n}
+// timedOps returns a copy of a planner's ops (never nil: the JSON lists "podOperations": []),
+// under the timed model (timed) with At set to when each op's sync runs (syncAt[i]: sync i+1).
+func timedOps(ops []planner.PodOperation, syncAt []time.Duration, timed bool) []planner.PodOperation {
+	out := make([]planner.PodOperation, 0, len(ops))
+	for _, op := range ops {
+		if timed && op.Step <= len(syncAt) {
+			op.At = &metav1.Duration{Duration: syncAt[op.Step-1]}
+		}
+		out = append(out, op)
+	}
+	return out
 }

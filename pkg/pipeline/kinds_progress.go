@@ -35,7 +35,7 @@ type KindProgress struct {
 	// Next are the pod operations of the controller's next sync that writes, as the
 	// planner plays it from the live state with no pod becoming Ready meanwhile: what the
 	// controller does now without waiting for anything. Empty when it waits.
-	Next []KindPodOperation
+	Next []planner.PodOperation
 	// Waiting says what the controller waits for when Next is empty and the rollout is not
 	// done: the pods OnDelete leaves, OrderedReady's kubernetes/kubernetes#67250 trap (the
 	// planner's reason), the pods not Ready, the pods being deleted, or the planner's reason.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -189,7 +190,7 @@ func KindETA(ctx context.Context, src KindSource, m KindMember, cfg KindStatusCo
 	// planned even without a measure, to say first whether the kind's planner has a timed model
 	p, err := PlanKindMember(ctx, src, m, KindChange{Now: now, ReadyAfter: &e, SyncLatency: cfg.SyncLatency}, planner.ReadinessTimed)
 	switch {
-	case err != nil && strings.Contains(err.Error(), "is not modelled for"): // planKind's refusal
+	case errors.Is(err, planner.ErrNotModelled): // the kind's planner refuses the readiness
 		return 0, false, fmt.Sprintf("none: the %s planner has no timed model", m.Ref.Kind)
 	case err != nil:
 		return 0, false, "none: " + err.Error()

@@ -20,6 +20,12 @@ import (
 // a planner bug or an absurd bound.
 var ErrNoFixedPoint = errors.New("the simulated controller did not settle")
 
+// ErrNotModelled is wrapped by a planner's refusal of an input it has no model for (the
+// DaemonSet and StatefulSet planners: a readiness model they do not play). Its text reads
+// inside the refusal ("readiness "x" is not modelled for DaemonSets: ..."); callers tell a
+// refusal from a failure with errors.Is.
+var ErrNotModelled = errors.New("not modelled")
+
 // Simulate plays the v1.36.3 Deployment controller's syncs from in, applying the readiness
 // model between syncs, until the controller settles, and returns every ReplicaSet replica
 // write it makes, in order.

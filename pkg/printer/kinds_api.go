@@ -32,7 +32,8 @@ func NewKindRolloutPlan(p *pipeline.KindPlan, readiness string) *v1alpha1.Rollou
 		out.Timing = NewPlanTiming(p.Estimate, p.MinReadySeconds)
 	}
 	for _, op := range p.PodOperations {
-		out.PodOperations = append(out.PodOperations, v1alpha1.PlanPodOperation(op))
+		out.PodOperations = append(out.PodOperations, v1alpha1.PlanPodOperation{Step: op.Step, Action: string(op.Action), Pod: op.Pod, Node: op.Node,
+			Revision: op.Revision, RevisionNumber: op.RevisionNumber, At: op.At})
 	}
 	for _, n := range p.Nodes {
 		out.Nodes = append(out.Nodes, v1alpha1.PlanNode{Name: n.Name, ShouldRun: n.ShouldRun, Reason: n.Reason})

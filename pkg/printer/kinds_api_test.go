@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/daemonset"
 )
 
@@ -13,7 +14,7 @@ func TestNewKindRolloutPlan(t *testing.T) {
 	p := &pipeline.KindPlan{
 		Workload:       pipeline.WorkloadRef{Kind: "DaemonSet", Namespace: "ns", Name: "agent"},
 		UpdateRevision: "agent-85688477c5", UpdateRevisionNumber: 2, Strategy: "OnDelete", Outcome: "WaitingForDelete", Syncs: 2,
-		PodOperations:    []pipeline.KindPodOperation{{Step: 1, Action: "Create", Node: "b", Revision: "agent-85688477c5", RevisionNumber: 2}},
+		PodOperations:    []planner.PodOperation{{Step: 1, Action: "Create", Node: "b", Revision: "agent-85688477c5", RevisionNumber: 2}},
 		WaitingForDelete: []string{"agent-a"},
 		Nodes:            []daemonset.NodeReport{{Name: "gpu", Reason: "taint gpu:NoSchedule not tolerated"}},
 	}

@@ -26,7 +26,7 @@ func NewWorkloadStatus(s *pipeline.KindStatus) *v1alpha1.WorkloadStatus {
 	if p := s.Progress; p != nil {
 		out.Updated, out.Total, out.UpdateRevision, out.Waiting = p.Updated, p.Total, p.UpdateRevision, p.Waiting
 		for _, op := range p.Next {
-			out.Next = append(out.Next, v1alpha1.WorkloadPodOperation{Action: op.Action, Pod: op.Pod, Node: op.Node, Revision: op.Revision})
+			out.Next = append(out.Next, v1alpha1.WorkloadPodOperation{Action: string(op.Action), Pod: op.Pod, Node: op.Node, Revision: op.Revision})
 		}
 	}
 	if s.ProgressErr != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/stall"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 	"github.com/rollplan/kubectl-rollplan/pkg/workload"
@@ -19,7 +20,7 @@ var kindAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func stalledKind() *pipeline.KindStatus {
 	return &pipeline.KindStatus{Ref: target.KindRef{Kind: target.KindStatefulSet, Namespace: "ns", Name: "db"}, At: kindAt,
 		Verdict:     workload.Verdict{Message: "Waiting for 1 pods to be ready...\n"},
-		Progress:    &pipeline.KindProgress{Updated: 1, Total: 3, UpdateRevision: "db-2", Next: []pipeline.KindPodOperation{{Action: "Create", Pod: "db-1", Revision: "db-2"}}},
+		Progress:    &pipeline.KindProgress{Updated: 1, Total: 3, UpdateRevision: "db-2", Next: []planner.PodOperation{{Action: "Create", Pod: "db-1", Revision: "db-2"}}},
 		Stalled:     []stall.Reason{{Reason: stall.FailedCreate, Pods: 1, Message: "exceeded quota: q", Since: kindAt.Add(-time.Minute), Object: "db"}},
 		Feasibility: &feasibility.Result{Checked: []string{"quota"}, Stall: &feasibility.Stall{Step: 1, Reason: "Quota", Message: "exceeded quota: q"}},
 		ETABasis:    "none: the rollout does not progress (FailedCreate (1 pod not created))",

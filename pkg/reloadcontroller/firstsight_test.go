@@ -91,7 +91,7 @@ func TestFirstSight(t *testing.T) {
 			if restarted != tt.wantRestart || adopted == tt.wantRestart {
 				t.Errorf("restarted %v, adopted %v; want restarted %v (and adopted the opposite)", restarted, adopted, tt.wantRestart)
 			}
-			if ev := h.eventsWith("web", tt.wantEvent); !contains(ev, tt.wantEvent) {
+			if ev, ok := h.eventsWith("web", tt.wantEvent); !ok {
 				t.Errorf("events on web: %q, want one starting %q", ev, tt.wantEvent)
 			}
 			if n := podLists(cs); n != 1 {

@@ -174,25 +174,28 @@ func (h *harness) deployment(name string) *appsv1.Deployment {
 	return d
 }
 
-// events lists "REASON MESSAGE" of the Events on Deployment name, after a flush.
-// eventsWith is events(name) once it holds an event containing each of subs, or after 10 s
-// (the caller's check then fails naming what there is): the controller records an event
-// after its write returns, so a test that saw the write may look before the event exists.
-func (h *harness) eventsWith(name string, subs ...string) []string {
+// eventsWith waits up to 10 s for the events on name (events) to hold an event containing
+// each of subs and returns them, with ok false when one is still missing (the caller fails
+// naming what there is): the controller records an event after its write returns, so a test
+// that saw the write may look before the event exists.
+func (h *harness) eventsWith(name string, subs ...string) (ev []string, ok bool) {
 	h.t.Helper()
-	var ev []string
-	_ = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		ev = h.events(name)
+	has := func() bool {
 		for _, sub := range subs {
 			if !contains(ev, sub) {
-				return false, nil
+				return false
 			}
 		}
-		return true, nil
+		return true
+	}
+	_ = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		ev = h.events(name)
+		return has(), nil
 	})
-	return ev
+	return ev, has()
 }
 
+// events lists "REASON MESSAGE" of the Events on Deployment name, after a flush.
 func (h *harness) events(name string) []string {
 	h.t.Helper()
 	h.rec.Flush(5 * time.Second)

@@ -88,7 +88,7 @@ func TestStatefulSetsAndDaemonSetsRestartedOnTheKeyTheyRead(t *testing.T) {
 		t.Errorf("after the restart: %v, want current", dec)
 	}
 	for _, name := range []string{"db", "agent"} {
-		if ev := h.eventsWith(name, ReasonRestarted+" restarted for changed config: ConfigMap/app [a]"); !contains(ev, ReasonRestarted+" restarted for changed config: ConfigMap/app [a]") {
+		if ev, ok := h.eventsWith(name, ReasonRestarted+" restarted for changed config: ConfigMap/app [a]"); !ok {
 			t.Errorf("events on %s: %q, want a %s naming ConfigMap/app [a]", name, ev, ReasonRestarted)
 		}
 	}
@@ -117,7 +117,7 @@ func TestStatefulSetAdoptedAtFirstSight(t *testing.T) {
 	if got.Annotations[reload.AdoptedAnnotation] == "" || got.Spec.Template.Annotations[reload.ChecksumsAnnotation] != "" {
 		t.Errorf("annotations %v, template %v: want the checksums adopted on the object, the template untouched", got.Annotations, got.Spec.Template.Annotations)
 	}
-	if ev := h.eventsWith("db", ReasonAdopted); !contains(ev, ReasonAdopted) {
+	if ev, ok := h.eventsWith("db", ReasonAdopted); !ok {
 		t.Errorf("events on db: %q, want %s", ev, ReasonAdopted)
 	}
 }

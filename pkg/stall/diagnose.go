@@ -190,23 +190,31 @@ func failedCreate(rs *appsv1.ReplicaSet, pods []*corev1.Pod, events []*corev1.Ev
 	if missing <= 0 {
 		return Reason{}, false
 	}
+	last := newestFailedCreate("ReplicaSet", rs.Name, rs.UID, owned(rs, pods), events)
+	if last == nil {
+		return Reason{}, false
+	}
+	return Reason{Reason: FailedCreate, Pods: missing, Message: last.Message, Since: firstSeen(last), Object: rs.Name}, true
+}
+
+// newestFailedCreate is the FailedCreate event on the object kind/name (uid) last seen the
+// latest, among those last seen after the newest of its pods mine was created (an older
+// failure was followed by a successful create); nil when there is none.
+func newestFailedCreate(kind, name string, uid types.UID, mine []*corev1.Pod, events []*corev1.Event) *corev1.Event {
 	var newest time.Time
-	for _, p := range owned(rs, pods) {
+	for _, p := range mine {
 		newest = later(newest, p.CreationTimestamp.Time)
 	}
 	var last *corev1.Event
 	for _, e := range events {
-		if e.Reason != FailedCreate || !involves(e, "ReplicaSet", rs.Name, rs.UID) || !lastSeen(e).After(newest) {
+		if e.Reason != FailedCreate || !involves(e, kind, name, uid) || !lastSeen(e).After(newest) {
 			continue
 		}
 		if last == nil || lastSeen(e).After(lastSeen(last)) {
 			last = e
 		}
 	}
-	if last == nil {
-		return Reason{}, false
-	}
-	return Reason{Reason: FailedCreate, Pods: missing, Message: last.Message, Since: firstSeen(last), Object: rs.Name}, true
+	return last
 }
 
 // podReason is why p holds the rollout back, false when it does not (Ready, or on its way).

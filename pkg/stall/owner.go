@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
@@ -108,19 +107,7 @@ func ownerFailedCreate(o Owner, mine []*corev1.Pod, events []*corev1.Event) (Rea
 	if missing <= 0 {
 		return Reason{}, false
 	}
-	var newest time.Time
-	for _, p := range mine {
-		newest = later(newest, p.CreationTimestamp.Time)
-	}
-	var last *corev1.Event
-	for _, e := range events {
-		if e.Reason != FailedCreate || !involves(e, o.Kind, o.Name, o.UID) || !lastSeen(e).After(newest) {
-			continue
-		}
-		if last == nil || lastSeen(e).After(lastSeen(last)) {
-			last = e
-		}
-	}
+	last := newestFailedCreate(o.Kind, o.Name, o.UID, mine, events)
 	if last == nil {
 		return Reason{}, false
 	}
@@ -141,29 +128,7 @@ func ReadOwner(ctx context.Context, client kubernetes.Interface, o Owner, pods [
 		in.Events = append(in.Events, listEvents(ctx, client, o.Namespace, fields.Set{
 			"involvedObject.kind": o.Kind, "involvedObject.name": o.Name, "reason": FailedCreate})...)
 	}
-	if slices.ContainsFunc(mine, func(p *corev1.Pod) bool { return !isTrue(p, corev1.PodReady) && allRunning(p) }) {
-		in.Events = append(in.Events, listEvents(ctx, client, o.Namespace, fields.Set{
-			"involvedObject.kind": "Pod", "reason": Unhealthy})...)
-	}
-	for _, p := range mine {
-		name := p.Spec.NodeName
-		if _, _, _, explained := containerReason(p); name == "" || explained || isTrue(p, corev1.PodReady) {
-			continue
-		}
-		if _, done := in.Nodes[name]; done {
-			continue
-		}
-		n, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			n = nil
-		case err != nil:
-			continue
-		}
-		if in.Nodes == nil {
-			in.Nodes = map[string]*corev1.Node{}
-		}
-		in.Nodes[name] = n
-	}
+	unhealthy, nodes := readPodContext(ctx, client, o.Namespace, mine)
+	in.Events, in.Nodes = append(in.Events, unhealthy...), nodes
 	return in
 }

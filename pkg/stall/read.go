@@ -46,16 +46,29 @@ func Read(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSe
 		in.Events = append(in.Events, listEvents(ctx, client, rs.Namespace, fields.Set{
 			"involvedObject.kind": "ReplicaSet", "involvedObject.name": rs.Name})...)
 	}
-	if slices.ContainsFunc(mine, func(p *corev1.Pod) bool { return !isTrue(p, corev1.PodReady) && allRunning(p) }) {
-		in.Events = append(in.Events, listEvents(ctx, client, rs.Namespace, fields.Set{
-			"involvedObject.kind": "Pod", "reason": Unhealthy})...)
+	unhealthy, nodes := readPodContext(ctx, client, rs.Namespace, mine)
+	in.Events, in.Nodes = append(in.Events, unhealthy...), nodes
+	return in, nil
+}
+
+// readPodContext reads what pods' own state does not say about them (Read's and ReadOwner's
+// shared part): the Unhealthy events in ns (one LIST, involvedObject.kind=Pod,
+// reason=Unhealthy), only when a pod runs its containers without being Ready; the nodes, by
+// name, of the pods bound to one that are not Ready without a container reason (a GET per
+// node; nil: NotFound, deleted; another failed GET leaves the node out). Nodes is nil when
+// none is read.
+func readPodContext(ctx context.Context, client kubernetes.Interface, ns string, pods []*corev1.Pod) ([]*corev1.Event, map[string]*corev1.Node) {
+	var events []*corev1.Event
+	if slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return !isTrue(p, corev1.PodReady) && allRunning(p) }) {
+		events = listEvents(ctx, client, ns, fields.Set{"involvedObject.kind": "Pod", "reason": Unhealthy})
 	}
-	for _, p := range mine {
+	var nodes map[string]*corev1.Node
+	for _, p := range pods {
 		name := p.Spec.NodeName
 		if _, _, _, explained := containerReason(p); name == "" || explained || isTrue(p, corev1.PodReady) {
 			continue
 		}
-		if _, done := in.Nodes[name]; done {
+		if _, done := nodes[name]; done {
 			continue
 		}
 		n, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
@@ -65,12 +78,12 @@ func Read(ctx context.Context, client kubernetes.Interface, rs *appsv1.ReplicaSe
 		case err != nil:
 			continue
 		}
-		if in.Nodes == nil {
-			in.Nodes = map[string]*corev1.Node{}
+		if nodes == nil {
+			nodes = map[string]*corev1.Node{}
 		}
-		in.Nodes[name] = n
+		nodes[name] = n
 	}
-	return in, nil
+	return events, nodes
 }
 
 // needsEvents reports whether rs lacks pods without a ReplicaFailure condition saying why.

@@ -20,6 +20,7 @@ import (
 	"k8s.io/kubernetes/pkg/controller/history"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	sts "github.com/rollplan/kubectl-rollplan/pkg/planner/statefulset"
 )
 
@@ -33,7 +34,7 @@ type stsWorld struct {
 	set     *apps.StatefulSet
 	pods    map[string]*corev1.Pod
 	revs    map[string]*apps.ControllerRevision
-	podOps  []sts.PodOperation
+	podOps  []planner.PodOperation
 	revOps  []sts.RevisionOperation
 	other   []string // writes the planner does not model (pod updates, claims): each a mismatch
 	written bool
@@ -54,7 +55,7 @@ func (w *stsWorld) CreatePod(_ context.Context, pod *corev1.Pod, _ *apps.Statefu
 		return apierrors.NewAlreadyExists(corev1.Resource("pods"), pod.Name)
 	}
 	rev := pod.Labels[apps.StatefulSetRevisionLabel]
-	w.podOps = append(w.podOps, sts.PodOperation{Action: sts.Create, Pod: pod.Name, Revision: rev, RevisionNumber: w.number(rev)})
+	w.podOps = append(w.podOps, planner.PodOperation{Action: planner.PodCreate, Pod: pod.Name, Revision: rev, RevisionNumber: w.number(rev)})
 	c := pod.DeepCopy()
 	c.Status.Phase = corev1.PodPending // the API server's PrepareForCreate
 	w.pods[c.Name] = c
@@ -85,7 +86,7 @@ func (w *stsWorld) DeletePod(pod *corev1.Pod) error {
 		return apierrors.NewNotFound(corev1.Resource("pods"), pod.Name)
 	}
 	rev := p.Labels[apps.StatefulSetRevisionLabel]
-	w.podOps = append(w.podOps, sts.PodOperation{Action: sts.Delete, Pod: pod.Name, Revision: rev, RevisionNumber: w.number(rev)})
+	w.podOps = append(w.podOps, planner.PodOperation{Action: planner.PodDelete, Pod: pod.Name, Revision: rev, RevisionNumber: w.number(rev)})
 	delete(w.pods, pod.Name)
 	return nil
 }
@@ -174,7 +175,7 @@ func (w *stsWorld) ReleaseControllerRevision(_ metav1.Object, r *apps.Controller
 
 // stsRun is what the upstream control did in one run.
 type stsRun struct {
-	podOps   []sts.PodOperation
+	podOps   []planner.PodOperation
 	revOps   []sts.RevisionOperation
 	statuses []apps.StatefulSetStatus
 	other    []string
@@ -278,17 +279,17 @@ func runUpstream(in sts.Input) (stsRun, error) {
 // goroutines (slowStartBatch), as the planner lists them: the replicas' writes (creations,
 // deletions of failed pods) by ascending ordinal, then deletions of pods beyond the replicas by
 // descending ordinal, then update deletions by descending ordinal.
-func canonicalParallel(ops []sts.PodOperation, set *apps.StatefulSet, failed map[string]bool) {
+func canonicalParallel(ops []planner.PodOperation, set *apps.StatefulSet, failed map[string]bool) {
 	start := 0
 	if set.Spec.Ordinals != nil {
 		start = int(set.Spec.Ordinals.Start)
 	}
 	end := start + int(*set.Spec.Replicas)
-	key := func(op sts.PodOperation) (int, int) {
+	key := func(op planner.PodOperation) (int, int) {
 		var o int
 		fmt.Sscanf(op.Pod[len(set.Name)+1:], "%d", &o)
 		switch {
-		case op.Action == sts.Create, o >= start && o < end && failed[op.Pod]:
+		case op.Action == planner.PodCreate, o >= start && o < end && failed[op.Pod]:
 			return 0, o
 		case o < start || o >= end:
 			return 1, -o

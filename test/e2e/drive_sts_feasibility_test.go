@@ -5,11 +5,8 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
@@ -22,17 +19,7 @@ func TestDriveStsFailOnStall(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2), ServiceName: "db", Template: kindsPodTemplate("db", "nginx:1.18"),
-			PodManagementPolicy: appsv1.ParallelPodManagement,
-			Selector:            &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}
-	if _, err := c.Client.AppsV1().StatefulSets(ns).Create(t.Context(), sts, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kindRolledOut(t, c, ns, "sts/db")
-	createDefaultCPURequest(t, c, ns, "200m")
-	createCPUQuota(t, c, ns, "250m")
-	waitQuotaUsed(t, c, ns, "cpu", 2, 60*time.Second)
+	stsUnderCPUQuota(t, c, ns)
 	before, err := c.Client.AppsV1().StatefulSets(ns).Get(t.Context(), "db", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

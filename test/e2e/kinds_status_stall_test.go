@@ -28,17 +28,7 @@ func TestKindsStatusQuotaRefusal(t *testing.T) {
 	t.Parallel()
 	c := framework.Get(t)
 	ns := c.Namespace(t)
-	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2), ServiceName: "db", Template: kindsPodTemplate("db", "nginx:1.18"),
-			PodManagementPolicy: appsv1.ParallelPodManagement,
-			Selector:            &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}
-	if _, err := c.Client.AppsV1().StatefulSets(ns).Create(t.Context(), sts, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kindRolledOut(t, c, ns, "sts/db")
-	createDefaultCPURequest(t, c, ns, "200m")
-	createCPUQuota(t, c, ns, "250m")
-	waitQuotaUsed(t, c, ns, "cpu", 2, 60*time.Second)
+	stsUnderCPUQuota(t, c, ns)
 	setKindImage(t, c, ns, "sts", "db", "nginx:1.19")
 	event := waitFailedCreate(t, c, ns, "StatefulSet", "db", 40*time.Second)
 	if !strings.Contains(event, "exceeded quota: cpu") {

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/test/e2e/framework"
 )
 
@@ -45,42 +43,15 @@ func TestPreviewKindsTimedDaemonSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	kindRolledOut(t, c, ns, "ds/agent")
-	res := c.Plugin(t, "preview", "ds/agent", "-n", ns, "--image", "app=nginx:1.19", "--readiness", "timed", "--sync-latency", "0", "-o", "json")
-	var p v1alpha1.RolloutPlan
-	if res.ExitCode != 0 || json.Unmarshal([]byte(res.Stdout), &p) != nil || p.Duration == nil || p.Timing == nil || p.Timing.Source != "pods" {
-		t.Fatalf("preview --readiness timed: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
-	if len(p.PodOperations) != 6 {
-		t.Fatalf("%d pod operations, want a delete and a create on each of 3 nodes: %+v", len(p.PodOperations), p.PodOperations)
-	}
-	for _, op := range p.PodOperations {
-		if op.At == nil {
-			t.Fatalf("operation %+v has no time", op)
-		}
-	}
-	predicted := p.Duration.Duration
-	began := time.Now()
-	setKindImage(t, c, ns, "ds", "agent", "nginx:1.19")
-	deadline := began.Add(45 * time.Second)
-	for {
+	// 6 pod operations: a delete and a create on each of 3 nodes
+	timedPredictionMatches(t, c, ns, "ds", "agent", 6, 45*time.Second, func() (bool, any) {
 		d, err := c.Client.AppsV1().DaemonSets(ns).Get(t.Context(), "agent", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		st := d.Status
-		if st.ObservedGeneration == d.Generation && st.DesiredNumberScheduled == 3 && st.UpdatedNumberScheduled == 3 && st.NumberAvailable == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rollout not complete after 45s: %+v", st)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	measured := time.Since(began)
-	t.Logf("predicted %s (pods Ready %s after creation, median of %d), measured %s", predicted, p.Timing.ReadyAfterMedian.Duration, p.Timing.Samples, measured.Round(10*time.Millisecond))
-	if d := (predicted - measured).Abs(); d > max(measured/4, 2*time.Second) {
-		t.Errorf("predicted %s, measured %s: off by %s, more than 25%% (or 2 s)", predicted, measured.Round(10*time.Millisecond), d.Round(10*time.Millisecond))
-	}
+		return st.ObservedGeneration == d.Generation && st.DesiredNumberScheduled == 3 && st.UpdatedNumberScheduled == 3 && st.NumberAvailable == 3, st
+	})
 }
 
 // TestPreviewSetTimedStatefulSet: `preview -f SET --readiness timed` times the set's

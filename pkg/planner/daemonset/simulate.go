@@ -31,8 +31,8 @@ var ErrNoFixedPoint = errors.New("the simulated DaemonSet controller did not set
 // Example (TestTimedDeleteFirst): 5 nodes, maxUnavailable 2, pods Ready 10s after creation,
 // no latency: 2 nodes at 0s, 2 at 10s, the last at 20s; Duration 30s (3 rounds).
 //
-// Errors: a missing DaemonSet, an unknown readiness, an invalid maxSurge or
-// maxUnavailable, a pod that names no node, ErrNoFixedPoint.
+// Errors: a missing DaemonSet, an unknown readiness (wraps planner.ErrNotModelled), an
+// invalid maxSurge or maxUnavailable, a pod that names no node, ErrNoFixedPoint.
 //
 // Mirrors syncDaemonSet and updateDaemonSet, pkg/controller/daemon, v1.36.3.
 func Simulate(in Input) (*Plan, error) {
@@ -43,7 +43,7 @@ func Simulate(in Input) (*Plan, error) {
 	switch readiness {
 	case planner.ReadinessBatched, planner.ReadinessInstant, planner.ReadinessNever, planner.ReadinessTimed:
 	default:
-		return nil, fmt.Errorf("readiness %q is not modelled for DaemonSets: use batched, instant, never or timed", readiness)
+		return nil, fmt.Errorf("readiness %q is %w for DaemonSets: use batched, instant, never or timed", readiness, planner.ErrNotModelled)
 	}
 	hist, err := resolveHistory(in.DaemonSet, in.Revisions)
 	if err != nil {
@@ -114,11 +114,11 @@ func Simulate(in Input) (*Plan, error) {
 func (s *state) apply(step int, o ops, plan *Plan) {
 	for _, p := range o.deletes {
 		r := s.revisionOf[p.hash]
-		plan.PodOperations = append(plan.PodOperations, PodOperation{Step: step, Action: ActionDelete, Pod: p.name, Node: p.node, Revision: r.Name, RevisionNumber: r.Number})
+		plan.PodOperations = append(plan.PodOperations, planner.PodOperation{Step: step, Action: planner.PodDelete, Pod: p.name, Node: p.node, Revision: r.Name, RevisionNumber: r.Number})
 	}
 	for _, node := range o.creates {
 		r := s.revisionOf[s.hash]
-		plan.PodOperations = append(plan.PodOperations, PodOperation{Step: step, Action: ActionCreate, Node: node, Revision: r.Name, RevisionNumber: r.Number})
+		plan.PodOperations = append(plan.PodOperations, planner.PodOperation{Step: step, Action: planner.PodCreate, Node: node, Revision: r.Name, RevisionNumber: r.Number})
 		p := &pod{order: s.nextOrder, node: node, hash: s.hash, scheduled: true,
 			readyAt: s.clock.now + s.in.ReadyAfter, availableAt: s.clock.now + s.in.ReadyAfter + secondsOf(s.ds.Spec.MinReadySeconds)}
 		if s.tmplGen != nil {
@@ -194,7 +194,7 @@ func (s *state) makeAvailable() {
 // finish fills the plan's outcome, nodes and pods left waiting, and sorts the operations by
 // node name (the order across nodes is the controller's random one), then step.
 func (s *state) finish(plan *Plan) {
-	slices.SortStableFunc(plan.PodOperations, func(a, b PodOperation) int {
+	slices.SortStableFunc(plan.PodOperations, func(a, b planner.PodOperation) int {
 		return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Step, b.Step))
 	})
 	byNode := s.podsByNode()

@@ -126,9 +126,9 @@ func TestDeleteFirstMaxUnavailable2(t *testing.T) {
 		t.Errorf("outcome %s, maxUnavailable %d, maxSurge %d, desired %d; want Complete, 2, 0, 5", p.Outcome, p.MaxUnavailable, p.MaxSurge, p.DesiredNumberScheduled)
 	}
 	// Per node: delete the v1 pod, then create a v2 pod the next sync.
-	node0 := []PodOperation{
-		{Step: 1, Action: ActionDelete, Pod: "agent-node-0", Node: "node-0", Revision: w.old.Name, RevisionNumber: 1},
-		{Step: 2, Action: ActionCreate, Node: "node-0", Revision: p.UpdateRevision.Name, RevisionNumber: 2},
+	node0 := []planner.PodOperation{
+		{Step: 1, Action: planner.PodDelete, Pod: "agent-node-0", Node: "node-0", Revision: w.old.Name, RevisionNumber: 1},
+		{Step: 2, Action: planner.PodCreate, Node: "node-0", Revision: p.UpdateRevision.Name, RevisionNumber: 2},
 	}
 	if d := cmp.Diff(node0, p.PodOperations[:2]); d != "" {
 		t.Errorf("node-0 (-want +got):\n%s", d)
@@ -153,7 +153,7 @@ func TestSurgeCreatesFirst(t *testing.T) {
 	if p.MaxSurge != 2 || p.Outcome != OutcomeComplete {
 		t.Errorf("maxSurge %d, outcome %s; want 2, Complete", p.MaxSurge, p.Outcome)
 	}
-	if got := p.PodOperations[0]; got.Action != ActionCreate || got.Step != 1 || p.PodOperations[1].Action != ActionDelete || p.PodOperations[1].Step != 3 || p.PodOperations[1].Pod != "agent-node-0" {
+	if got := p.PodOperations[0]; got.Action != planner.PodCreate || got.Step != 1 || p.PodOperations[1].Action != planner.PodDelete || p.PodOperations[1].Step != 3 || p.PodOperations[1].Pod != "agent-node-0" {
 		t.Errorf("node-0: want Create at 1 then Delete at 3, got %+v", p.PodOperations[:2])
 	}
 }

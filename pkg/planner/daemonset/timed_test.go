@@ -115,7 +115,7 @@ func TestTimedExistingPods(t *testing.T) {
 	if p.Duration != 20*time.Second || p.Steps[0].Deletes != 1 {
 		t.Errorf("duration %s, first deletes %d; want 20s, 1", p.Duration, p.Steps[0].Deletes)
 	}
-	if op := p.PodOperations[len(p.PodOperations)-2]; op.Node != "node-1" || op.Step != 1 || op.Action != ActionDelete {
+	if op := p.PodOperations[len(p.PodOperations)-2]; op.Node != "node-1" || op.Step != 1 || op.Action != planner.PodDelete {
 		t.Errorf("node-1's first operation %+v, want its delete at sync 1", op)
 	}
 }

@@ -14,16 +14,6 @@ import (
 // in one sync. Mirrors BurstReplicas, pkg/controller/daemon/daemon_controller.go, v1.36.3.
 const BurstReplicas = 250
 
-// Action is what an operation does to a pod.
-type Action string
-
-const (
-	// ActionCreate: the controller creates a pod of the update revision on the node.
-	ActionCreate Action = "Create"
-	// ActionDelete: the controller deletes the pod.
-	ActionDelete Action = "Delete"
-)
-
 // Outcome is how a DaemonSet plan ends.
 type Outcome string
 
@@ -78,23 +68,6 @@ type Input struct {
 // DefaultMaxSyncs bounds a simulation whose Input.MaxSyncs is 0.
 const DefaultMaxSyncs = 10000
 
-// PodOperation is one pod create or delete, made by the controller's sync Step.
-type PodOperation struct {
-	// Step is the sync (from 1) that makes the operation.
-	Step int `json:"step"`
-	// Action is Create or Delete.
-	Action Action `json:"action"`
-	// Pod is the deleted pod's name; empty for a created pod (its name is generated).
-	Pod string `json:"pod"`
-	// Node is the node the pod runs on.
-	Node string `json:"node"`
-	// Revision is the ControllerRevision's name: for a Create the update revision, for a
-	// Delete the revision the pod runs (empty when no revision has the pod's hash).
-	Revision string `json:"revision"`
-	// RevisionNumber is that revision's number (0 when unknown).
-	RevisionNumber int64 `json:"revisionNumber"`
-}
-
 // Step is one sync that made pod operations, with the bounds after it.
 type Step struct {
 	// Step is the sync number (from 1).
@@ -144,7 +117,7 @@ type Plan struct {
 	MaxUnavailable         int `json:"maxUnavailable"`
 	MaxSurge               int `json:"maxSurge"`
 	// PodOperations: per node, nodes sorted by name, in step order within a node.
-	PodOperations []PodOperation `json:"podOperations"`
+	PodOperations []planner.PodOperation `json:"podOperations"`
 	// Steps are the syncs that made pod operations, in order.
 	Steps []Step `json:"steps"`
 	// Nodes is every node, sorted by name.

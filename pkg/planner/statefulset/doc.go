@@ -31,7 +31,7 @@
 //
 // Not modelled: volumeClaimTemplates and the PVC retention policy (the claim writes), pod
 // identity repairs (pod updates), a StatefulSet being deleted, API errors. The node of a
-// created pod is never known (the scheduler picks it): PodOperation.Node stays empty.
+// created pod is never known (the scheduler picks it): planner.PodOperation.Node stays empty.
 //
 // Proof: test/conformance runs the upstream control beside Simulate on generated start states
 // (TestStatefulSetConformance).

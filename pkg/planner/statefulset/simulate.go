@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // world is the state between syncs: the set (its status as last written), the revisions,
@@ -42,9 +44,17 @@ func (w *world) podList() []*corev1.Pod {
 // Example (TestSimulateExamples): 3 replicas OrderedReady on revision A, template changed to B,
 // batched: sync 1 creates revision B and deletes web-2; sync 2 creates web-2 at B; sync 3
 // waits; the pods become Ready; sync 4 deletes web-1; ... web-0 last; Complete.
+//
+// Errors: no StatefulSet or no spec.replicas; a readiness other than the four models (or
+// empty, which plays as never), wrapping planner.ErrNotModelled; the sync's.
 func Simulate(in Input) (*Plan, error) {
 	if in.StatefulSet == nil || in.StatefulSet.Spec.Replicas == nil {
 		return nil, fmt.Errorf("statefulset planner: no StatefulSet or no spec.replicas (the input must be server-defaulted)")
+	}
+	switch in.Readiness {
+	case "", ReadinessBatched, ReadinessInstant, ReadinessNever, ReadinessTimed:
+	default:
+		return nil, fmt.Errorf("readiness %q is %w for StatefulSets: use batched, instant, never or timed", in.Readiness, planner.ErrNotModelled)
 	}
 	w := &world{set: in.StatefulSet.DeepCopy(), pods: map[string]*corev1.Pod{}, now: in.Now, broken: map[string]bool{}}
 	for _, r := range in.Revisions {
@@ -60,7 +70,7 @@ func Simulate(in Input) (*Plan, error) {
 	if maxSyncs == 0 {
 		maxSyncs = DefaultMaxSyncs
 	}
-	plan := &Plan{PodOperations: []PodOperation{}}
+	plan := &Plan{PodOperations: []planner.PodOperation{}}
 	for step := 1; ; step++ {
 		if step > maxSyncs {
 			plan.Outcome, plan.Reason = Incomplete, fmt.Sprintf("no end after %d syncs", maxSyncs)

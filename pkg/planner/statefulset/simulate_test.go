@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/revisions"
 )
 
@@ -274,9 +275,9 @@ func TestTimedOrderedReady(t *testing.T) {
 	for _, op := range plan.PodOperations {
 		at := plan.SyncAt[op.Step-1]
 		switch op.Action {
-		case Create:
+		case planner.PodCreate:
 			created = at
-		case Delete:
+		case planner.PodDelete:
 			if op.Pod != "web-2" && at < created+15*time.Second {
 				t.Errorf("%s deleted at %s, before the pod created at %s is available", op.Pod, at, created)
 			}

@@ -9,12 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 	"github.com/rollplan/kubectl-rollplan/pkg/planner/revisions"
 )
 
 // syncResult is what one sync of the controller decides.
 type syncResult struct {
-	pods      []PodOperation
+	pods      []planner.PodOperation
 	revisions []RevisionOperation
 	status    appsv1.StatefulSetStatus
 	// statusWritten: the status differs from the set's (inconsistentStatus) and is written.
@@ -104,7 +105,7 @@ func syncOnce(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, pods [
 				return
 			}
 		}
-		out.pods = append(out.pods, PodOperation{Action: Delete, Pod: p.Name, Revision: revisionOf(p), RevisionNumber: numbers[revisionOf(p)]})
+		out.pods = append(out.pods, planner.PodOperation{Action: planner.PodDelete, Pod: p.Name, Revision: revisionOf(p), RevisionNumber: numbers[revisionOf(p)]})
 		out.deleted = append(out.deleted, p.Name)
 	}
 	finish := func() {
@@ -121,7 +122,7 @@ func syncOnce(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, pods [
 		}
 		if !isCreated(p) {
 			rev := revisionOf(p)
-			out.pods = append(out.pods, PodOperation{Action: Create, Pod: p.Name, Revision: rev, RevisionNumber: numbers[rev]})
+			out.pods = append(out.pods, planner.PodOperation{Action: planner.PodCreate, Pod: p.Name, Revision: rev, RevisionNumber: numbers[rev]})
 			out.created = append(out.created, p)
 			if monotonic {
 				return true

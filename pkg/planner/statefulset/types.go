@@ -5,6 +5,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
 // Readiness is the assumption the planner plays between syncs about when pods become Ready
@@ -56,35 +58,10 @@ type Input struct {
 	ReadyAfter, SyncLatency time.Duration
 }
 
-// Action is a pod operation's kind.
-type Action string
-
-const (
-	Delete Action = "Delete"
-	Create Action = "Create"
-)
-
-// PodOperation is one pod write of the controller.
-type PodOperation struct {
-	// Step is the 1-based number of the sync that makes the operation.
-	Step int `json:"step"`
-	// Action is Delete or Create.
-	Action Action `json:"action"`
-	// Pod is the pod's name.
-	Pod string `json:"pod"`
-	// Node is always empty for a StatefulSet: the scheduler picks it.
-	Node string `json:"node"`
-	// Revision is the ControllerRevision's name: the created pod's, or the one the deleted
-	// pod runs (its controller-revision-hash label).
-	Revision string `json:"revision"`
-	// RevisionNumber is that revision's number at the time (0: no such revision).
-	RevisionNumber int64 `json:"revisionNumber"`
-}
-
 // RevisionOperation is one ControllerRevision write of the controller.
 type RevisionOperation struct {
 	Step int `json:"step"`
-	// Action: Create, Update (renumbered, a rollback) or Delete (history limit).
+	// Action: planner.PodCreate, Update (renumbered, a rollback) or Delete (history limit).
 	Action string `json:"action"`
 	Name   string `json:"name"`
 	// Revision is the number after the write.
@@ -124,7 +101,7 @@ type Plan struct {
 	// CollisionCount is status.collisionCount after the first sync.
 	CollisionCount int32 `json:"collisionCount"`
 	// PodOperations are the pod writes in the controller's order.
-	PodOperations []PodOperation `json:"podOperations"`
+	PodOperations []planner.PodOperation `json:"podOperations"`
 	// RevisionOperations are the ControllerRevision writes in order.
 	RevisionOperations []RevisionOperation `json:"revisionOperations,omitempty"`
 	// Statuses is the status each sync computes (index i: sync i+1).
