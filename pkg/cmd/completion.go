@@ -6,7 +6,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/completion"
 )
 
 var (
@@ -62,15 +62,15 @@ func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
 		Short:                 "Output shell completion code for the specified shell (bash, zsh, fish, or powershell)",
 		Long:                  completionLong,
 		Example:               completionExample,
-		ValidArgs:             pipeline.CompletionShells,
+		ValidArgs:             completion.CompletionShells,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if msg := pipeline.CompletionArgsProblem(args); msg != "" {
+			if msg := completion.CompletionArgsProblem(args); msg != "" {
 				return cmdutil.UsageErrorf(cmd, "%s", msg)
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pipeline.GenCompletion(cmd.Root(), args[0], streams.Out)
+			return completion.GenCompletion(cmd.Root(), args[0], streams.Out)
 		},
 	}
 }

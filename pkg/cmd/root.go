@@ -1,5 +1,5 @@
 // Package cmd is the wiring of the kubectl rollplan commands: the root command (kubectl's
-// connection flags, klog's -v, completion through pipeline.AttachCompletions), one file per
+// connection flags, klog's -v, completion through completion.AttachCompletions), one file per
 // verb (flags -> a typed config -> one call into pkg/pipeline, pkg/driverun or
 // pkg/reloadoneshot -> a pkg/printer call -> an exit decision), and HandleError, which turns a
 // command's error into kubectl's "error: ..." line and the exit code.
@@ -17,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/completion"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
@@ -110,6 +111,6 @@ in order, and how the rollout ends.`,
 	cmd.AddCommand(newCmdStatus(f, kc, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	guardOneCluster(cmd, kc)
-	pipeline.AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
+	completion.AttachCompletions(cmd, f) // after every AddCommand: Deployment names, revisions, -n/--context values
 	return cmd
 }

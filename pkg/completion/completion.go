@@ -1,4 +1,9 @@
-package pipeline
+// Package completion holds the cobra bindings of pipeline.Completer: the ValidArgsFunctions
+// and flag completion functions rollplan's commands take, as kubectl's own live in
+// k8s.io/kubectl/pkg/util/completion apart from its commands. The listing (names, revisions,
+// contexts, namespaces) is pipeline.Completer's; pkg/cmd calls AttachCompletions once on its
+// root.
+package completion
 
 import (
 	"context"
@@ -11,11 +16,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-)
 
-// The cobra bindings of Completer: the ValidArgsFunctions and flag completion functions
-// rollplan's commands take, as kubectl's own live in k8s.io/kubectl/pkg/util/completion
-// apart from its commands. pkg/cmd calls AttachCompletions once on its root.
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+)
 
 // completionTimeout bounds the API calls one completion makes: a shell waits on them.
 const completionTimeout = 5 * time.Second
@@ -39,14 +42,14 @@ func RegisterGlobalFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
 					cobra.CompDebugln("rollplan: read kubeconfig: "+err.Error(), true)
 					return nil, cobra.ShellCompDirectiveNoFileComp
 				}
-				return KubeconfigNames(cfg, flag, toComplete), cobra.ShellCompDirectiveNoFileComp
+				return pipeline.KubeconfigNames(cfg, flag, toComplete), cobra.ShellCompDirectiveNoFileComp
 			}
 			client, err := f.KubernetesClientSet()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			return completeWith(cmd, cobra.ShellCompDirectiveNoFileComp, func(ctx context.Context) ([]string, error) {
-				return CompleteNamespaces(ctx, client, toComplete)
+				return pipeline.CompleteNamespaces(ctx, client, toComplete)
 			})
 		})
 	}
@@ -101,7 +104,7 @@ func AttachCompletions(root *cobra.Command, f cmdutil.Factory) {
 }
 
 // DeploymentNameCompletion returns a ValidArgsFunction for a command whose first argument is a
-// Deployment: Completer.DeploymentName of the namespace the command line selects (f
+// Deployment: pipeline.Completer.DeploymentName of the namespace the command line selects (f
 // resolves -n, --context, --kubeconfig ...). Every error (no cluster, forbidden) completes
 // nothing; file completion is always off.
 //
@@ -121,7 +124,7 @@ func takesManyNames(use string) bool {
 }
 
 // DeploymentNamesCompletion is DeploymentNameCompletion for a command that takes several
-// names (Completer.DeploymentNames); a command whose --diff is set (history: its
+// names (pipeline.Completer.DeploymentNames); a command whose --diff is set (history: its
 // later arguments are revisions) completes only the first argument.
 //
 //	cmd.ValidArgsFunction = DeploymentNamesCompletion(f)
@@ -135,7 +138,7 @@ func DeploymentNamesCompletion(f cmdutil.Factory) func(*cobra.Command, []string,
 }
 
 // RevisionCompletion returns a flag completion function for --to-revision and --revision:
-// Completer.Revisions of the Deployment named by the command's first argument, newest
+// pipeline.Completer.Revisions of the Deployment named by the command's first argument, newest
 // first ("3<TAB>nginx:1.27 (current)"). Without a Deployment argument, and on any error, it
 // completes nothing.
 //
@@ -154,10 +157,10 @@ func RevisionCompletion(f cmdutil.Factory) func(*cobra.Command, []string, string
 	}
 }
 
-// CompleterOf returns the Completer of f: the namespace of -n or the kubeconfig, and
+// CompleterOf returns the pipeline.Completer of f: the namespace of -n or the kubeconfig, and
 // f's clientset.
-func CompleterOf(f cmdutil.Factory) Completer {
-	return Completer{Connect: func() (kubernetes.Interface, string, error) {
+func CompleterOf(f cmdutil.Factory) pipeline.Completer {
+	return pipeline.Completer{Connect: func() (kubernetes.Interface, string, error) {
 		ns, _, err := f.ToRawKubeConfigLoader().Namespace()
 		if err != nil {
 			return nil, "", fmt.Errorf("resolve namespace: %w", err)
