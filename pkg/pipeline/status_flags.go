@@ -69,17 +69,18 @@ func (f StatusFlags) Config(sel *target.Selection, now func() time.Time) (status
 }
 
 // StatusExit is the status verb's exit code and message once sts (the last statuses, of every
-// context read) are shown (status.Conclude's result and message): 3 for a rollout past its
-// progress deadline, 5 when --timeout passed (timedOut), 6 for --fail-fast, else 1 (message
-// "") when failedContexts (contexts not read) > 0, else 0. timeout is --timeout,
+// context read) are shown (status.Conclude's result and message): ExitStalled (3) for a
+// rollout past its progress deadline, ExitTimedOut (5) when --timeout passed (timedOut),
+// ExitFailFast (6) for --fail-fast, else ExitError (1, message "") when failedContexts
+// (contexts not read) > 0, else ExitOK. timeout is --timeout,
 // failFastAfter --fail-fast-after.
 func StatusExit(sts []*status.Status, timedOut bool, timeout, failFastAfter time.Duration, failedContexts int) (int, string) {
 	res, msg := status.Conclude(sts, timedOut, timeout, failFastAfter)
-	if code := map[status.Result]int{status.ResultFailed: 3, status.ResultTimedOut: 5, status.ResultFailedFast: 6}[res]; code != 0 {
+	if code := map[status.Result]int{status.ResultFailed: ExitStalled, status.ResultTimedOut: ExitTimedOut, status.ResultFailedFast: ExitFailFast}[res]; code != 0 {
 		return code, msg
 	}
 	if failedContexts > 0 {
-		return 1, ""
+		return ExitError, ""
 	}
-	return 0, ""
+	return ExitOK, ""
 }

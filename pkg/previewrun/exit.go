@@ -1,19 +1,18 @@
 package previewrun
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
-// The exit codes a preview ends with (cmd.ExitError and cmd.ExitStalled).
+// The exit codes a preview ends with (pipeline.ExitError and pipeline.ExitStalled).
 const (
 	// CodeError: a file, a Deployment or a context failed (each named on stderr).
-	CodeError = 1
+	CodeError = pipeline.ExitError
 	// CodeStalled: --fail-on-stall and a plan ends Stalled.
-	CodeStalled = 3
+	CodeStalled = pipeline.ExitStalled
 )
 
 // Exit is how a preview ends once everything is printed: Code, and Message the last line
@@ -31,17 +30,15 @@ func (e *Exit) Error() string {
 }
 
 // FleetExit is the exit of a preview over many Deployments, once every result is printed
-// (cmd.fleetExit): CodeError with one line naming the failed Deployments when any failed,
+// (pipeline.FleetExit): CodeError with one line naming the failed Deployments when any failed,
 // else CodeStalled (nothing more printed, as for one plan) when failOnStall and any plan
 // stalled, else nil. A failure wins over a stall.
 func FleetExit(failed []string, stalled int, failOnStall bool) error {
-	switch {
-	case len(failed) > 0:
-		return &Exit{Code: CodeError, Message: fmt.Sprintf("%d Deployment(s) failed: %s", len(failed), strings.Join(failed, ", "))}
-	case failOnStall && stalled > 0:
-		return &Exit{Code: CodeStalled}
+	code, msg := pipeline.FleetExit(failed, stalled, failOnStall)
+	if code == pipeline.ExitOK {
+		return nil
 	}
-	return nil
+	return &Exit{Code: code, Message: msg}
 }
 
 // SetExit is the exit of a manifest set's preview once each failure is printed
