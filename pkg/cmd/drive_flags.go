@@ -62,3 +62,10 @@ func parseDryRun(v string) (cmdutil.DryRunStrategy, error) {
 	}
 	return cmdutil.DryRunNone, fmt.Errorf(`--dry-run=%s: use "none", "client" or "server"`, v)
 }
+
+// addDriveCheckFlags registers preview's --checks and --fail-on-stall on drive.
+func addDriveCheckFlags(cmd *cobra.Command, o *DriveOptions) {
+	fl := cmd.Flags()
+	fl.StringVar(&o.Checks, "checks", o.Checks, "Feasibility checks run on the plan before the takeover: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
+	fl.BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d, before any write, when the checks predict the plan stalls.", ExitStalled))
+}

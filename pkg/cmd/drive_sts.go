@@ -4,27 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
-	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
-	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -80,7 +71,8 @@ func changedAmong(cmd *cobra.Command, names []string) string {
 	return ""
 }
 
-// runDriveSts is "drive sts/NAME": wiring around stsdrive.Run.
+// runDriveSts is "drive sts/NAME": the flags into driverun.StsConfig, the checks
+// (driverun.CheckSts), the walk (driverun.DriveSts), printed by pkg/printer.
 func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsFlags, ref target.KindRef) error {
 	if n := changedAmong(cmd, deploymentOnly); n != "" {
 		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after, --timeout, --force, --lease-duration, --dry-run and -o", n, ref.Name)
@@ -98,76 +90,49 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
 		return err
 	}
-	step := intstr.Parse(s.Step)
-	if _, err := partition.StepSize(step, 100); err != nil || step.Type == intstr.Int && step.IntValue() < 1 || strings.HasPrefix(s.Step, "-") {
-		return fmt.Errorf("--step=%s: give N (1 or more) or a percentage P%% of replicas", s.Step)
+	step, err := driverun.ParseStep(s.Step)
+	if err != nil {
+		return err
 	}
 	if o.Interval < 0 || s.Timeout < 0 {
 		return errors.New("--interval and --timeout must not be negative")
 	}
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
+	if ref.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 		return err
 	}
-	ref.Namespace = ns
 	cs, err := driveClient(f)()
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd.Context())
 	defer stop()
-	if err := o.checkSts(ctx, cs, ref); err != nil {
-		return err
+	progress := o.Out
+	if p != nil { // -o: the plan now, the result at the end; progress on stderr
+		progress = o.ErrOut
 	}
-	so := stsdrive.Options{
+	cfg := driverun.StsConfig{Options: stsdrive.Options{
 		Client: cs, Ref: ref,
 		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
 		Walk:     partition.Config{Step: step, PauseAfter: s.PauseAfter, ProgressDeadline: s.Timeout},
-		Interval: o.Interval, Progress: o.Out, Now: o.Now,
+		Interval: o.Interval, Progress: progress, Now: o.Now,
 		Identity: drive.DefaultIdentity(), Force: o.Force, LeaseDuration: o.LeaseDuration,
-	}
-	if dryRun != cmdutil.DryRunNone {
-		return printStsPlan(ctx, so, p, o.Out, map[cmdutil.DryRunStrategy]string{cmdutil.DryRunClient: "client", cmdutil.DryRunServer: "server"}[dryRun])
-	}
-	var plan *v1alpha1.StatefulSetDrive
-	if p != nil { // -o: the plan now, the result at the end; progress on stderr
-		if plan, err = stsdrive.Plan(ctx, so, ""); err != nil {
-			return err
-		}
-		so.Progress = o.ErrOut
-	}
-	err = stsdrive.Run(ctx, so)
-	if plan != nil {
-		if plan.Result = stsdrive.Result(err); plan.Result != nil {
-			if perr := p.PrintObj(plan, o.Out); perr != nil {
-				return perr
-			}
-		}
-	}
-	var held *stsdrive.HeldError
-	switch {
-	case errors.As(err, &held):
-		if perr := printer.PrintStsHeld(o.ErrOut, held); perr != nil {
-			return perr
-		}
-		return NewExitError(ExitHeld, "")
-	case err != nil && ctx.Err() != nil:
-		return fmt.Errorf("statefulset %s/%s: interrupted; it stays at its partition: run drive again to continue, or drive abort sts/%s", ref.Namespace, ref.Name, ref.Name)
-	}
-	return err
-}
-
-// printStsPlan prints drive sts/NAME's walk for --dry-run (dryRun "client" or "server"):
-// the StatefulSetDrive object with -o (p), else its human form.
-func printStsPlan(ctx context.Context, so stsdrive.Options, p printers.ResourcePrinter, out io.Writer, dryRun string) error {
-	plan, err := stsdrive.Plan(ctx, so, dryRun)
+	}, DryRun: dryRun, Object: p != nil, Checks: o.Checks, FailOnStall: o.FailOnStall}
+	stall, err := driverun.CheckSts(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if p != nil {
-		return p.PrintObj(plan, out)
+	printer.PrintStsStall(o.ErrOut, stall)
+	if err := exitCode(stall.Exit()); err != nil {
+		return err
 	}
-	return printer.PrintStsDrivePlan(out, plan)
+	r, err := driverun.DriveSts(ctx, cfg)
+	if perr := printer.PrintStsDrive(o.Out, o.ErrOut, p, r); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return err
+	}
+	return exitCode(r.Exit())
 }
 
 // newCmdDriveAbort returns "kubectl rollplan drive abort sts/NAME".
@@ -214,27 +179,4 @@ func newCmdDriveAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *co
 			return err
 		},
 	}
-}
-
-// checkSts runs --checks on the plan of drive sts/NAME's change before its first write:
-// with --fail-on-stall a predicted stall exits ExitStalled and nothing is written; without
-// it, a warning says where the drive will hold.
-func (o *DriveOptions) checkSts(ctx context.Context, cs kubernetes.Interface, ref target.KindRef) error {
-	checks, err := feasibility.ParseChecks(o.Checks)
-	if err != nil || (!o.Change.Restart && len(o.Change.Images) == 0) {
-		return err
-	}
-	cfg := &pipeline.Config{Feasibility: checks}
-	src := pipeline.NewLive("", ref.Namespace, func() (kubernetes.Interface, error) { return cs, nil })
-	r, err := cfg.CheckKindChange(ctx, src, ref, pipeline.KindChange{Images: o.Change.Images, Restart: o.Change.Restart, Now: o.Now().Truncate(time.Second)})
-	if err != nil || r == nil || r.Stall == nil {
-		return err
-	}
-	if o.FailOnStall {
-		return NewExitError(ExitStalled, fmt.Sprintf("statefulset %s/%s: the plan stalls at sync %d (%s: %s): nothing changed; make room (%s) or drop --fail-on-stall to drive and hold there",
-			ref.Namespace, ref.Name, r.Stall.Step, r.Stall.Reason, r.Stall.Message, objectsOr(r.Stall.Objects)))
-	}
-	printer.PrintWarnings(o.ErrOut, fmt.Sprintf("the checks predict the plan stalls at sync %d (%s: %s): drive goes on and will hold there; --fail-on-stall exits %d instead",
-		r.Stall.Step, r.Stall.Reason, r.Stall.Message, ExitStalled))
-	return nil
 }
