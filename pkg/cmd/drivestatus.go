@@ -3,16 +3,18 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -107,8 +109,10 @@ func (o *DriveStatusOptions) Validate() error {
 	return err
 }
 
-// Run reads the Deployment and prints its drive status: the human form, or the DriveStatus
-// object (kind DriveStatus, apiVersion rollplan.dev/v1alpha1) with -o.
+// Run reads the drive status (driverun: one Deployment, a fleet, every context; stsdrive: a
+// StatefulSet's lease and walk) and prints it: the human form, or the DriveStatus object
+// (kind DriveStatus, apiVersion rollplan.dev/v1alpha1; a v1 List of them for many) with -o.
+// Exit 1 when a Deployment or a context could not be read (the others are printed).
 func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	var p printers.ResourcePrinter
 	if !o.Output.Human() {
@@ -120,45 +124,58 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.sts != nil {
-		return o.runSts(ctx, p)
-	}
-	if o.Contexts.many() {
-		return o.runContexts(ctx, p)
-	}
-	if o.Fleet.many() {
-		return o.runFleet(ctx, p)
-	}
-	_, st, err := o.load(ctx)
-	if err != nil {
-		return err
-	}
-	snap, err := drive.NewSnapshot(st)
-	if err != nil {
-		return err
-	}
 	now := o.Now()
-	r := drive.Status(snap, now)
-	if p != nil {
-		return p.PrintObj(r, o.Out)
+	sel := o.Fleet.Selection
+	switch {
+	case o.sts != nil:
+		cs, err := o.Target.Client()
+		if err != nil {
+			return err
+		}
+		r, err := stsdrive.ReadStatus(ctx, cs, *o.sts, now)
+		if err != nil || p != nil {
+			return printObj(p, r, o.Out, err)
+		}
+		return printer.PrintStsDriveStatus(o.Out, r, now)
+	case o.Contexts.many():
+		srcs, srcErrs := o.Contexts.sources()
+		r, err := driverun.ContextStatuses(ctx, srcs, srcErrs, sel, now)
+		if err != nil {
+			return err
+		}
+		names, err := printer.PrintDriveStatusContexts(o.Out, o.ErrOut, p, r, o.Contexts.resolved, sel.AllNamespaces, printer.NoneFound(sel.Scope().Namespace))
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 && r.FailedContexts() > 0 {
+			return NewExitError(ExitError, "")
+		}
+		return fleetExit(names, 0, false)
+	case o.Fleet.many():
+		members, err := pipeline.SelectFrom(ctx, sel, o.Fleet.Client, "")
+		if err != nil {
+			return err
+		}
+		if len(members) == 0 {
+			fmt.Fprintln(o.ErrOut, printer.NoneFound(sel.Scope().Namespace))
+		}
+		statuses, failed := driverun.Statuses(members, now)
+		if err := printer.PrintDriveStatusList(o.Out, p, statuses); err != nil {
+			return err
+		}
+		return fleetExit(o.Fleet.failures(o.ErrOut, failed), 0, false)
+	}
+	r, err := driverun.Status(ctx, o.Client, o.Namespace, o.Name, now)
+	if err != nil || p != nil {
+		return printObj(p, r, o.Out, err)
 	}
 	return printer.PrintDriveStatus(o.Out, r, now)
 }
 
-// runSts prints `drive status sts/NAME`: the lease and the partition walk
-// (stsdrive.ReadStatus), human or through p.
-func (o *DriveStatusOptions) runSts(ctx context.Context, p printers.ResourcePrinter) error {
-	cs, err := o.Target.Client()
+// printObj prints obj with p, unless err (returned as it is).
+func printObj(p printers.ResourcePrinter, obj runtime.Object, w io.Writer, err error) error {
 	if err != nil {
 		return err
 	}
-	now := o.Now()
-	r, err := stsdrive.ReadStatus(ctx, cs, *o.sts, now)
-	if err != nil {
-		return err
-	}
-	if p != nil {
-		return p.PrintObj(r, o.Out)
-	}
-	return printer.PrintStsDriveStatus(o.Out, r, now)
+	return p.PrintObj(obj, w)
 }
