@@ -3,17 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
 	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -121,61 +118,23 @@ func (o *DriveStatusOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	in := driverun.StatusInput{Client: o.Target.Client, Sts: o.sts, Namespace: o.Namespace, Name: o.Name, Selection: o.Fleet.Selection, Many: o.Fleet.many(), Now: o.Now()}
+	if in.Many {
+		in.Client = o.Fleet.Client
+	}
+	if o.Contexts.many() {
+		in.Contexts = o.Contexts.resolved
+		in.Sources, in.SourceErrs = o.Contexts.sources()
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	now := o.Now()
-	sel := o.Fleet.Selection
-	switch {
-	case o.sts != nil:
-		cs, err := o.Target.Client()
-		if err != nil {
-			return err
-		}
-		r, err := stsdrive.ReadStatus(ctx, cs, *o.sts, now)
-		if err != nil || p != nil {
-			return printObj(p, r, o.Out, err)
-		}
-		return printer.PrintStsDriveStatus(o.Out, r, now)
-	case o.Contexts.many():
-		srcs, srcErrs := o.Contexts.sources()
-		r, err := driverun.ContextStatuses(ctx, srcs, srcErrs, sel, now)
-		if err != nil {
-			return err
-		}
-		names, err := printer.PrintDriveStatusContexts(o.Out, o.ErrOut, p, r, o.Contexts.resolved, sel.AllNamespaces, printer.NoneFound(sel.Scope().Namespace))
-		if err != nil {
-			return err
-		}
-		if len(names) == 0 && r.FailedContexts() > 0 {
-			return NewExitError(ExitError, "")
-		}
-		return fleetExit(names, 0, false)
-	case o.Fleet.many():
-		members, err := pipeline.SelectFrom(ctx, sel, o.Fleet.Client, "")
-		if err != nil {
-			return err
-		}
-		if len(members) == 0 {
-			fmt.Fprintln(o.ErrOut, printer.NoneFound(sel.Scope().Namespace))
-		}
-		statuses, failed := driverun.Statuses(members, now)
-		if err := printer.PrintDriveStatusList(o.Out, p, statuses); err != nil {
-			return err
-		}
-		return fleetExit(o.Fleet.failures(o.ErrOut, failed), 0, false)
-	}
-	r, err := driverun.Status(ctx, o.Client, o.Namespace, o.Name, now)
-	if err != nil || p != nil {
-		return printObj(p, r, o.Out, err)
-	}
-	return printer.PrintDriveStatus(o.Out, r, now)
-}
-
-// printObj prints obj with p, unless err (returned as it is).
-func printObj(p printers.ResourcePrinter, obj runtime.Object, w io.Writer, err error) error {
+	r, err := driverun.ReadStatus(ctx, in)
 	if err != nil {
 		return err
 	}
-	return p.PrintObj(obj, w)
+	if err := printer.PrintDriveStatusResult(o.Out, o.ErrOut, p, r, in.Now); err != nil {
+		return err
+	}
+	return exitCode(r.Exit())
 }

@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -32,25 +33,35 @@ func PrintDriveStatusList(out io.Writer, p printers.ResourcePrinter, statuses []
 	return p.PrintObj(l, out)
 }
 
-// PrintDriveStatusContexts prints drive status over several contexts (r, contexts[i] the
-// name of r.ContextErrs[i]): on errOut one line per Deployment that failed, naming its
-// context ("error: deployment.apps/web (context B): ..."), one line per context that could
-// not be read ("error: context NAME: REASON"), and none's line when nothing was selected
-// anywhere; then the statuses on out (PrintDriveStatusList: a CONTEXT column, or -o items
-// carrying their context). It returns the failed Deployments' names, "NAME (context C)".
-func PrintDriveStatusContexts(out, errOut io.Writer, p printers.ResourcePrinter, r *driverun.ContextsResult, contexts []string, withNamespace bool, none string) ([]string, error) {
-	var names []string
+// PrintDriveStatusResult prints `drive status`'s answer (driverun.ReadStatus) at now: one
+// Deployment's or StatefulSet's status, human (PrintDriveStatus, PrintStsDriveStatus) or
+// through p (-o: the DriveStatus object); for many, on errOut one line per Deployment that
+// failed (naming its context with --contexts), one per context that could not be read
+// ("error: context NAME: REASON") and kubectl's line when nothing was selected, then the
+// statuses on out (PrintDriveStatusList).
+func PrintDriveStatusResult(out, errOut io.Writer, p printers.ResourcePrinter, r *driverun.StatusResult, now time.Time) error {
+	switch {
+	case !r.Many && p != nil:
+		return p.PrintObj(r.One, out)
+	case r.Sts:
+		return PrintStsDriveStatus(out, r.One, now)
+	case !r.Many:
+		return PrintDriveStatus(out, r.One, now)
+	}
 	for _, m := range r.Failed {
-		PrintFailure(errOut, Failure{Namespace: m.Namespace, Name: m.Name, WithNamespace: withNamespace, Source: "context " + m.Source, Err: m.Err})
-		names = append(names, DeploymentName(m.Namespace, m.Name, withNamespace)+" (context "+m.Source+")")
+		f := Failure{Namespace: m.Namespace, Name: m.Name, WithNamespace: r.WithNamespace, Err: m.Err}
+		if len(r.Contexts) > 1 {
+			f.Source = "context " + m.Source
+		}
+		PrintFailure(errOut, f)
 	}
 	for i, err := range r.ContextErrs {
 		if err != nil {
-			PrintContextFailure(errOut, contexts[i], err)
+			PrintContextFailure(errOut, r.Contexts[i], err)
 		}
 	}
 	if !r.Found && r.FailedContexts() == 0 {
-		fmt.Fprintln(errOut, none)
+		fmt.Fprintln(errOut, NoneFound(r.Scope))
 	}
-	return names, PrintDriveStatusList(out, p, r.Statuses)
+	return PrintDriveStatusList(out, p, r.Statuses)
 }
