@@ -114,7 +114,7 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 		Client: cs, Ref: ref,
 		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
 		Walk:     partition.Config{Step: step, PauseAfter: s.PauseAfter, ProgressDeadline: s.Timeout},
-		Interval: o.Interval, Progress: progress, Now: o.Now,
+		Interval: o.Interval, Progress: printer.StsProgress(progress), Now: o.Now,
 		Identity: drive.DefaultIdentity(), Force: o.Force, LeaseDuration: o.LeaseDuration,
 	}, DryRun: dryRun, Object: p != nil, Checks: o.Checks, FailOnStall: o.FailOnStall}
 	stall, err := driverun.CheckSts(ctx, cfg)
