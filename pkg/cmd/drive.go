@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -144,7 +141,7 @@ func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioop
 	sts := &stsFlags{}
 	deploy := runE(f, o)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ref, ok, err := kindArgs(args, "drive")
+		ref, ok, err := driverun.StsArg(args, "drive")
 		switch {
 		case err != nil:
 			return err
@@ -180,7 +177,7 @@ func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioop
 // Complete resolves --dry-run, the namespace, the Deployment's name and the client.
 func (o *DriveOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	var err error
-	if o.DryRun, err = parseDryRun(cmdutil.GetFlagString(cmd, "dry-run")); err != nil {
+	if o.DryRun, err = driverun.ParseDryRun(cmdutil.GetFlagString(cmd, "dry-run")); err != nil {
 		return err
 	}
 	if o.one != nil {
@@ -208,17 +205,7 @@ func driveClient(f cmdutil.Factory) func() (kubernetes.Interface, error) {
 // Validate checks the flags alone (pure). --steps and --until-step are 1 or more, or 0 (their
 // default) for no limit.
 func (o *DriveOptions) Validate() error {
-	switch {
-	case o.Steps < 0:
-		return fmt.Errorf("--steps=%d: must be 1 or more (0, the default, makes every step)", o.Steps)
-	case o.UntilStep < 0:
-		return fmt.Errorf("--until-step=%d: must be 1 or more (0, the default, makes every step)", o.UntilStep)
-	case o.Steps > 0 && o.UntilStep > 0:
-		return errors.New("--steps and --until-step: give one of them")
-	case o.Interval < 0 || o.ProgressTimeout < 0:
-		return errors.New("--interval and --progress-timeout must not be negative")
-	}
-	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
+	if err := driverun.ValidateWalk(o.Steps, o.UntilStep, o.Interval, o.ProgressTimeout, o.LeaseDuration); err != nil {
 		return err
 	}
 	if err := validateFailFast(o.FailFastAfter); err != nil {
@@ -310,21 +297,5 @@ func confirmStep(streams genericiooptions.IOStreams, terminal func() bool, verb,
 	return promptStep(streams.In, streams.ErrOut), nil
 }
 
-// promptStep asks on w (printer.StepPrompt) and reads the answer from r
-// (printer.ParseStepAnswer), again until it is one; end of input holds.
-func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) (drive.Answer, error) {
-	in := bufio.NewReader(r)
-	return func(ctx context.Context, s drive.StepInfo) (drive.Answer, error) {
-		for {
-			fmt.Fprint(w, printer.StepPrompt(s))
-			line, err := in.ReadString('\n')
-			if a, ok := printer.ParseStepAnswer(line); ok {
-				return a, nil
-			}
-			if err != nil {
-				fmt.Fprintln(w)
-				return drive.AnswerHold, nil
-			}
-		}
-	}
-}
+// promptStep is printer.PromptStep (drive's step prompt; kept for reload_select.go).
+var promptStep = printer.PromptStep

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
 	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
@@ -45,22 +43,6 @@ var deploymentOnly = []string{"filename", "replicas", "to-revision", "steps", "u
 // stsOnly are the flags only drive sts/NAME reads.
 var stsOnly = []string{"step", "pause-after", "timeout", "output", "template"}
 
-// kindArgs reports whether args name a StatefulSet or DaemonSet (target.ParseKindArgs), and
-// refuses a DaemonSet or more than one object in one line.
-func kindArgs(args []string, verb string) (ref target.KindRef, ok bool, err error) {
-	ka, ok, err := target.ParseKindArgs(args, false)
-	if !ok || err != nil {
-		return ref, ok, err
-	}
-	if len(ka.Refs) != 1 {
-		return ref, true, fmt.Errorf("%s works on one StatefulSet per run: give one sts/NAME", verb)
-	}
-	if ka.Refs[0].Kind == target.KindDaemonSet {
-		return ref, true, fmt.Errorf("%s ds/%s: DaemonSet drive is out of scope; roll it out with kubectl rollout and watch it with kubectl rollplan status ds/%s", verb, ka.Refs[0].Name, ka.Refs[0].Name)
-	}
-	return ka.Refs[0], true, nil
-}
-
 // changedAmong returns the first flag of names set on cmd.
 func changedAmong(cmd *cobra.Command, names []string) string {
 	for _, n := range names {
@@ -77,7 +59,7 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 	if n := changedAmong(cmd, deploymentOnly); n != "" {
 		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after, --timeout, --force, --lease-duration, --dry-run and -o", n, ref.Name)
 	}
-	dryRun, err := parseDryRun(cmdutil.GetFlagString(cmd, "dry-run"))
+	dryRun, err := driverun.ParseDryRun(cmdutil.GetFlagString(cmd, "dry-run"))
 	if err != nil {
 		return err
 	}
@@ -87,15 +69,9 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 			return err
 		}
 	}
-	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
-		return err
-	}
-	step, err := driverun.ParseStep(s.Step)
+	walk, err := driverun.StsWalk(s.Step, s.PauseAfter, s.Timeout, o.Interval, o.LeaseDuration)
 	if err != nil {
 		return err
-	}
-	if o.Interval < 0 || s.Timeout < 0 {
-		return errors.New("--interval and --timeout must not be negative")
 	}
 	if ref.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 		return err
@@ -113,7 +89,7 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 	cfg := driverun.StsConfig{Options: stsdrive.Options{
 		Client: cs, Ref: ref,
 		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
-		Walk:     partition.Config{Step: step, PauseAfter: s.PauseAfter, ProgressDeadline: s.Timeout},
+		Walk:     walk,
 		Interval: o.Interval, Progress: printer.StsProgress(progress), Now: o.Now,
 		Identity: drive.DefaultIdentity(), Force: o.Force, LeaseDuration: o.LeaseDuration,
 	}, DryRun: dryRun, Object: p != nil, Checks: o.Checks, FailOnStall: o.FailOnStall}
@@ -152,7 +128,7 @@ func newCmdDriveAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *co
 		Example: templates.Examples(`
 			kubectl rollplan drive abort sts/db`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, ok, err := kindArgs(args, "drive abort")
+			ref, ok, err := driverun.StsArg(args, "drive abort")
 			if err != nil {
 				return err
 			}

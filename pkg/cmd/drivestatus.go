@@ -77,7 +77,7 @@ func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, arg
 	if err := o.Contexts.resolve(cmd); err != nil {
 		return err
 	}
-	if ref, ok, err := kindArgs(args, "drive status"); ok || err != nil {
+	if ref, ok, err := driverun.StsArg(args, "drive status"); ok || err != nil {
 		if err == nil && o.Contexts.many() {
 			err = fmt.Errorf("drive status sts/%s reads one context: drop --contexts/--all-contexts", ref.Name)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
@@ -218,4 +219,50 @@ func ObjectsOr(objs []string) string {
 		return "the cluster"
 	}
 	return strings.Join(objs, ", ")
+}
+
+// ParseDryRun maps a --dry-run value to kubectl's DryRunStrategy: "none", "client" or
+// "server". Unlike cmdutil.GetDryRunStrategy it takes no deprecated form (true, false, a bare
+// --dry-run with a deprecation warning): drive documents a bare --dry-run as client and has
+// always refused the rest.
+//
+// Errors: any other value (`--dry-run=maybe: use "none", "client" or "server"`).
+func ParseDryRun(v string) (cmdutil.DryRunStrategy, error) {
+	switch v {
+	case "none":
+		return cmdutil.DryRunNone, nil
+	case "client":
+		return cmdutil.DryRunClient, nil
+	case "server":
+		return cmdutil.DryRunServer, nil
+	}
+	return cmdutil.DryRunNone, fmt.Errorf(`--dry-run=%s: use "none", "client" or "server"`, v)
+}
+
+// ValidateWalk checks drive's walk flags alone (pure): --steps and --until-step are 1 or
+// more, or 0 (their default) for no limit, not both; --interval and --progress-timeout not
+// negative; --lease-duration 3s or more.
+func ValidateWalk(steps, untilStep int, interval, progressTimeout, leaseDuration time.Duration) error {
+	switch {
+	case steps < 0:
+		return fmt.Errorf("--steps=%d: must be 1 or more (0, the default, makes every step)", steps)
+	case untilStep < 0:
+		return fmt.Errorf("--until-step=%d: must be 1 or more (0, the default, makes every step)", untilStep)
+	case steps > 0 && untilStep > 0:
+		return errors.New("--steps and --until-step: give one of them")
+	case interval < 0 || progressTimeout < 0:
+		return errors.New("--interval and --progress-timeout must not be negative")
+	}
+	return ValidateLeaseDuration(leaseDuration)
+}
+
+// MinLeaseDuration is the shortest --lease-duration accepted.
+const MinLeaseDuration = 3 * time.Second
+
+// ValidateLeaseDuration checks --lease-duration (MinLeaseDuration or more).
+func ValidateLeaseDuration(d time.Duration) error {
+	if d < MinLeaseDuration {
+		return fmt.Errorf("--lease-duration=%s: must be 3s or more", d)
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // StsConfig is one run of `drive sts/NAME`: the engine's options (stsdrive.Options: Client,
@@ -34,15 +35,40 @@ type StsConfig struct {
 	FailOnStall bool
 }
 
-// ParseStep parses --step: N (1 or more) or a percentage P% of replicas.
+// StsWalk is the walk of drive sts/NAME's flags (pure): --step (N, 1 or more, or a
+// percentage P% of replicas), --pause-after, --timeout (a step's deadline) with --interval
+// and --timeout not negative and --lease-duration valid (ValidateLeaseDuration).
 //
-// Errors: anything else (`--step=0: give N (1 or more) or a percentage P% of replicas`).
-func ParseStep(s string) (intstr.IntOrString, error) {
-	step := intstr.Parse(s)
-	if _, err := partition.StepSize(step, 100); err != nil || step.Type == intstr.Int && step.IntValue() < 1 || strings.HasPrefix(s, "-") {
-		return step, fmt.Errorf("--step=%s: give N (1 or more) or a percentage P%% of replicas", s)
+// Errors: one line naming the flag (`--step=0: give N (1 or more) or a percentage P% of
+// replicas`).
+func StsWalk(step string, pauseAfter []int32, timeout, interval, leaseDuration time.Duration) (partition.Config, error) {
+	if err := ValidateLeaseDuration(leaseDuration); err != nil {
+		return partition.Config{}, err
 	}
-	return step, nil
+	st := intstr.Parse(step)
+	if _, err := partition.StepSize(st, 100); err != nil || st.Type == intstr.Int && st.IntValue() < 1 || strings.HasPrefix(step, "-") {
+		return partition.Config{}, fmt.Errorf("--step=%s: give N (1 or more) or a percentage P%% of replicas", step)
+	}
+	if interval < 0 || timeout < 0 {
+		return partition.Config{}, errors.New("--interval and --timeout must not be negative")
+	}
+	return partition.Config{Step: st, PauseAfter: pauseAfter, ProgressDeadline: timeout}, nil
+}
+
+// StsArg reports whether args name a StatefulSet or DaemonSet (target.ParseKindArgs), and
+// refuses a DaemonSet or more than one object in one line of verb.
+func StsArg(args []string, verb string) (ref target.KindRef, ok bool, err error) {
+	ka, ok, err := target.ParseKindArgs(args, false)
+	if !ok || err != nil {
+		return ref, ok, err
+	}
+	if len(ka.Refs) != 1 {
+		return ref, true, fmt.Errorf("%s works on one StatefulSet per run: give one sts/NAME", verb)
+	}
+	if ka.Refs[0].Kind == target.KindDaemonSet {
+		return ref, true, fmt.Errorf("%s ds/%s: DaemonSet drive is out of scope; roll it out with kubectl rollout and watch it with kubectl rollplan status ds/%s", verb, ka.Refs[0].Name, ka.Refs[0].Name)
+	}
+	return ka.Refs[0], true, nil
 }
 
 // StsStall is what the feasibility checks predict for drive sts/NAME's change before its

@@ -1,6 +1,8 @@
 package printer
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -85,4 +87,24 @@ func ParseStepAnswer(line string) (a drive.Answer, ok bool) {
 		return drive.AnswerAbort, true
 	}
 	return a, false
+}
+
+// PromptStep returns drive's step prompt: it asks on w (StepPrompt) and reads the answer
+// from r (ParseStepAnswer), again until it is one; end of input holds. pkg/cmd wires it to
+// standard input and stderr as drive.Options.Confirm.
+func PromptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) (drive.Answer, error) {
+	in := bufio.NewReader(r)
+	return func(ctx context.Context, s drive.StepInfo) (drive.Answer, error) {
+		for {
+			fmt.Fprint(w, StepPrompt(s))
+			line, err := in.ReadString('\n')
+			if a, ok := ParseStepAnswer(line); ok {
+				return a, nil
+			}
+			if err != nil {
+				fmt.Fprintln(w)
+				return drive.AnswerHold, nil
+			}
+		}
+	}
 }
