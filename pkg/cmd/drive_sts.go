@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -63,11 +62,9 @@ func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsF
 	if err != nil {
 		return err
 	}
-	var p printers.ResourcePrinter
-	if !s.Output.Human() {
-		if p, err = s.Output.ToPrinter(); err != nil {
-			return err
-		}
+	p, err := s.Output.ObjectPrinter()
+	if err != nil {
+		return err
 	}
 	walk, err := driverun.StsWalk(s.Step, s.PauseAfter, s.Timeout, o.Interval, o.LeaseDuration)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -99,10 +98,7 @@ func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, arg
 
 // Validate checks -o (pure): a format cli-runtime's printers know.
 func (o *DriveStatusOptions) Validate() error {
-	if o.Output.Human() {
-		return nil
-	}
-	_, err := o.Output.ToPrinter()
+	_, err := o.Output.ObjectPrinter()
 	return err
 }
 
@@ -111,12 +107,9 @@ func (o *DriveStatusOptions) Validate() error {
 // (kind DriveStatus, apiVersion rollplan.dev/v1alpha1; a v1 List of them for many) with -o.
 // Exit 1 when a Deployment or a context could not be read (the others are printed).
 func (o *DriveStatusOptions) Run(ctx context.Context) error {
-	var p printers.ResourcePrinter
-	if !o.Output.Human() {
-		var err error
-		if p, err = o.Output.ToPrinter(); err != nil {
-			return err
-		}
+	p, err := o.Output.ObjectPrinter()
+	if err != nil {
+		return err
 	}
 	in := driverun.StatusInput{Client: o.Target.Client, Sts: o.sts, Namespace: o.Namespace, Name: o.Name, Selection: o.Fleet.Selection, Many: o.Fleet.many(), Now: o.Now()}
 	if in.Many {
