@@ -2,10 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +10,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -90,43 +87,32 @@ func (o *AbortOptions) Validate() error {
 	return validateLeaseDuration(o.LeaseDuration)
 }
 
-// Run prints the walk-back plan and executes it.
+// Run prints the walk-back plan (driverun.Prepare with Abort) and walks it.
 func (o *AbortOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(ctx)
 	defer stop()
 	cs, err := o.Client()
 	if err != nil {
 		return err
 	}
-	live := o.Terminal()
-	opts := drive.Options{
-		Client: cs, Namespace: o.Namespace, Name: o.Name, Abort: true, Force: o.Force,
-		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
-		Progress: printer.NewDriveProgress(o.ErrOut, live).Event, Now: o.Now,
-	}
-	if !o.Yes && !o.DryRun {
-		if !live {
-			return errors.New("standard input is not a terminal, so abort cannot ask before each step: pass --yes")
-		}
-		opts.Confirm = promptStep(o.In, o.ErrOut)
-	}
-	d := drive.New(opts)
-	p, err := d.Prepare(ctx)
+	confirm, err := confirmStep(o.IOStreams, o.Terminal, "abort", "pass --yes", o.Yes || o.DryRun)
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintAbortPrepared(o.Out, o.Namespace, o.Name, p); err != nil {
+	p, err := driverun.Prepare(ctx, driverun.Config{Options: drive.Options{
+		Client: cs, Namespace: o.Namespace, Name: o.Name, Abort: true, Force: o.Force,
+		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
+		Progress: printer.NewDriveProgress(o.ErrOut, o.Terminal()).Event, Now: o.Now, Confirm: confirm,
+	}})
+	if err != nil {
+		return err
+	}
+	if err := printer.PrintDrivePreparation(o.Out, o.ErrOut, p); err != nil {
 		return err
 	}
 	if o.DryRun {
 		return printer.PrintDryRunEnd(o.Out, false)
 	}
-	res, err := d.Run(ctx, p)
-	if err != nil {
-		return driveError(ctx, o.ErrOut, o.Target, err)
-	}
-	return reportDrive(o.Out, o.Target, res)
+	out, err := p.Run(ctx)
+	return finishDrive(o.IOStreams, out, err)
 }

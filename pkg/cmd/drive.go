@@ -1,19 +1,14 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -146,7 +141,7 @@ func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioop
 	sts := &stsFlags{}
 	deploy := runE(f, o)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ref, ok, err := kindArgs(args, "drive")
+		ref, ok, err := driverun.StsArg(args, "drive")
 		switch {
 		case err != nil:
 			return err
@@ -182,7 +177,7 @@ func newCmdDrive(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioop
 // Complete resolves --dry-run, the namespace, the Deployment's name and the client.
 func (o *DriveOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	var err error
-	if o.DryRun, err = parseDryRun(cmdutil.GetFlagString(cmd, "dry-run")); err != nil {
+	if o.DryRun, err = driverun.ParseDryRun(cmdutil.GetFlagString(cmd, "dry-run")); err != nil {
 		return err
 	}
 	if o.one != nil {
@@ -210,17 +205,7 @@ func driveClient(f cmdutil.Factory) func() (kubernetes.Interface, error) {
 // Validate checks the flags alone (pure). --steps and --until-step are 1 or more, or 0 (their
 // default) for no limit.
 func (o *DriveOptions) Validate() error {
-	switch {
-	case o.Steps < 0:
-		return fmt.Errorf("--steps=%d: must be 1 or more (0, the default, makes every step)", o.Steps)
-	case o.UntilStep < 0:
-		return fmt.Errorf("--until-step=%d: must be 1 or more (0, the default, makes every step)", o.UntilStep)
-	case o.Steps > 0 && o.UntilStep > 0:
-		return errors.New("--steps and --until-step: give one of them")
-	case o.Interval < 0 || o.ProgressTimeout < 0:
-		return errors.New("--interval and --progress-timeout must not be negative")
-	}
-	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
+	if err := driverun.ValidateWalk(o.Steps, o.UntilStep, o.Interval, o.ProgressTimeout, o.LeaseDuration); err != nil {
 		return err
 	}
 	if err := validateFailFast(o.FailFastAfter); err != nil {
@@ -232,176 +217,85 @@ func (o *DriveOptions) Validate() error {
 	return o.Change.Validate()
 }
 
-// Run prepares the drive, prints its plan, and (unless dry-run) executes it.
+// Run prepares the drive (driverun.Prepare), prints its plan and, unless dry-run, walks it.
 func (o *DriveOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(ctx)
 	defer stop()
 	cs, err := o.Client()
 	if err != nil {
 		return err
 	}
-	desired, err := o.desired(ctx, cs)
+	confirm, err := confirmStep(o.IOStreams, o.Terminal, "drive", "pass --yes to drive without asking (--steps or --until-step still hold where you say)", o.Yes || o.DryRun != cmdutil.DryRunNone)
 	if err != nil {
 		return err
 	}
-	opts, err := o.driveOptions(cs, desired)
-	if err != nil {
+	p, err := driverun.Prepare(ctx, driverun.Config{
+		Options: drive.Options{
+			Client: cs, Namespace: o.Namespace, Name: o.Name, Adopt: o.Adopt, Force: o.Force, Steps: o.Steps, UntilStep: o.UntilStep,
+			Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
+			FailFast: o.FailFast, FailFastAfter: o.FailFastAfter, Progress: printer.NewDriveProgress(o.ErrOut, o.Terminal()).Event, Now: o.Now, Confirm: confirm,
+		},
+		Change: &o.Change, Rereadable: o.Change.Filename != "-", In: o.In, DryRun: o.DryRun, Checks: o.Checks, FailOnStall: o.FailOnStall,
+	})
+	if perr := printer.PrintDrivePreparation(o.Out, o.ErrOut, p); perr != nil {
+		return perr
+	}
+	if err != nil || p.Nothing != nil {
 		return err
 	}
-	d := drive.New(opts)
-	prep, err := d.Prepare(ctx)
-	var nothing *drive.NothingToDoError
-	if errors.As(err, &nothing) {
-		if err := printer.PrintNothingToDo(o.Out, nothing); err != nil {
-			return err
-		}
-		if o.DryRun == cmdutil.DryRunNone {
-			if err := drive.TidyLeftovers(ctx, cs, o.Namespace, o.Name); err != nil {
-				printer.PrintWarnings(o.ErrOut, err.Error())
-			}
-		}
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := o.printPrepared(ctx, cs, prep); err != nil {
-		return err
-	}
-	if err := o.checkPrepared(ctx, cs, prep); err != nil {
+	if err := exitCode(p.Exit()); err != nil {
 		return err
 	}
 	if o.DryRun != cmdutil.DryRunNone {
-		return o.dryRun(ctx, cs, prep)
-	}
-	res, err := d.Run(ctx, prep)
-	if err != nil {
-		return driveError(ctx, o.ErrOut, o.Target, err)
-	}
-	return reportDrive(o.Out, o.Target, res)
-}
-
-// driveError is the end of a drive or abort run on t that failed with err. A Deployment left
-// held (drive.HeldError, for any cause) gets the closing block on w and exit code ExitHeld
-// when it is intact (interrupted: Ctrl-C, SIGTERM; the API server unreachable; the lease
-// lapsed), ExitError for a real error; other errors are returned as they are.
-func driveError(ctx context.Context, w io.Writer, t Target, err error) error {
-	var held *drive.HeldError
-	if !errors.As(err, &held) {
+		r, err := p.DryRun(ctx)
+		if perr := printer.PrintDriveDryRun(o.Out, r); perr != nil {
+			return perr
+		}
 		return err
 	}
-	why := held.Err.Error()
+	out, err := p.Run(ctx)
+	return finishDrive(o.IOStreams, out, err)
+}
+
+// finishDrive prints the outcome of a drive or abort walk on streams and returns its exit.
+func finishDrive(streams genericiooptions.IOStreams, out *driverun.Outcome, err error) error {
+	if err != nil {
+		return err
+	}
+	if err := printer.PrintDriveOutcome(streams.Out, streams.ErrOut, out); err != nil {
+		return err
+	}
+	return exitCode(out.Exit())
+}
+
+// exitCode turns a result's exit decision into the command's error (nil for 0).
+func exitCode(code int, msg string) error {
+	if code == 0 {
+		return nil
+	}
+	return NewExitError(code, msg)
+}
+
+// signalContext is ctx (Background when nil) canceled on Ctrl-C or SIGTERM: drive and abort
+// then stop between writes and leave the Deployment held.
+func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+// confirmStep is the prompt before each step (promptStep on streams), nil when yes (no
+// prompt). Errors: standard input is not a terminal, so verb cannot ask: hint.
+func confirmStep(streams genericiooptions.IOStreams, terminal func() bool, verb, hint string, yes bool) (func(context.Context, drive.StepInfo) (drive.Answer, error), error) {
 	switch {
-	case ctx.Err() != nil:
-		why = "interrupted"
-	case !held.Intact:
-		why = "stopped by the error below"
+	case yes:
+		return nil, nil
+	case !terminal():
+		return nil, fmt.Errorf("standard input is not a terminal, so %s cannot ask before each step: %s", verb, hint)
 	}
-	if perr := printer.PrintHeldExit(w, t.Namespace, t.Name, held, why); perr != nil {
-		return perr
-	}
-	if held.Intact {
-		return NewExitError(ExitHeld, "")
-	}
-	return NewExitError(ExitError, held.Err.Error())
+	return promptStep(streams.In, streams.ErrOut), nil
 }
 
-// desired is driverun.Desired of the flags: the Deployment with the change flags applied
-// and server-defaulted, nil without change flags; its warnings go to ErrOut.
-func (o *DriveOptions) desired(ctx context.Context, cs kubernetes.Interface) (*appsv1.Deployment, error) {
-	desired, warnings, err := driverun.Desired(ctx, cs, driverun.DesiredInput{
-		Namespace: o.Namespace, Name: o.Name, Change: &o.Change, Rereadable: o.Change.Filename != "-", In: o.In, Now: o.Now,
-	})
-	if err != nil {
-		return nil, err
-	}
-	printer.PrintWarnings(o.ErrOut, warnings...)
-	return desired, nil
-}
-
-// driveOptions turns the flags into the engine's options: progress on ErrOut (redrawn on a
-// terminal), and a prompt before each step unless --yes or a dry run.
-//
-// Errors: standard input is not a terminal and neither --yes nor --dry-run was given.
-func (o *DriveOptions) driveOptions(cs kubernetes.Interface, desired *appsv1.Deployment) (drive.Options, error) {
-	live := o.Terminal()
-	opts := drive.Options{
-		Client: cs, Namespace: o.Namespace, Name: o.Name, Desired: desired,
-		Adopt: o.Adopt, Force: o.Force, Steps: o.Steps, UntilStep: o.UntilStep,
-		Interval: o.Interval, ProgressTimeout: o.ProgressTimeout, LeaseDuration: o.LeaseDuration,
-		FailFast: o.FailFast, FailFastAfter: o.FailFastAfter,
-		Progress: printer.NewDriveProgress(o.ErrOut, live).Event, Now: o.Now,
-	}
-	if !o.Yes && o.DryRun == cmdutil.DryRunNone {
-		if !live {
-			return opts, errors.New("standard input is not a terminal, so drive cannot ask before each step: pass --yes to drive without asking (--steps or --until-step still hold where you say)")
-		}
-		opts.Confirm = promptStep(o.In, o.ErrOut)
-	}
-	return opts, nil
-}
-
-func (o *DriveOptions) printPrepared(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
-	printer.PrintWarnings(o.ErrOut, p.Warnings...)
-	ok, err := drive.GuardInstalled(ctx, cs)
-	printer.PrintGuardWarning(o.ErrOut, ok, err)
-	return printer.PrintDrivePrepared(o.Out, o.Namespace, o.Name, p)
-}
-
-func (o *DriveOptions) dryRun(ctx context.Context, cs kubernetes.Interface, p *drive.Prepared) error {
-	if p.Takeover == nil {
-		return printer.PrintDriveDryRunHeld(o.Out)
-	}
-	c, err := drive.Compare(p.Takeover)
-	if err != nil {
-		return err
-	}
-	if err := printer.PrintDriveDryRunComparison(o.Out, c); err != nil {
-		return err
-	}
-	if o.DryRun == cmdutil.DryRunServer {
-		if err := drive.DryRunTakeover(ctx, cs, p.Takeover); err != nil {
-			return err
-		}
-	}
-	return printer.PrintDryRunEnd(o.Out, o.DryRun == cmdutil.DryRunServer)
-}
-
-// reportDrive prints the outcome of drive's or abort's Run on t to w; a held outcome is
-// exit code ExitHeld.
-func reportDrive(w io.Writer, t Target, res *drive.Result) error {
-	if err := printer.PrintDriveResult(w, t.Namespace, t.Name, res); err != nil {
-		return err
-	}
-	if res.Outcome == drive.OutcomeHeld {
-		return NewExitError(ExitHeld, "")
-	}
-	return nil
-}
-
-// promptStep asks on w and reads the answer from r: c(ontinue), h(old) or a(bort). End of
-// input holds.
-func promptStep(r io.Reader, w io.Writer) func(context.Context, drive.StepInfo) (drive.Answer, error) {
-	in := bufio.NewReader(r)
-	return func(ctx context.Context, s drive.StepInfo) (drive.Answer, error) {
-		for {
-			fmt.Fprint(w, printer.StepPrompt(s))
-			line, err := in.ReadString('\n')
-			switch strings.ToLower(strings.TrimSpace(line)) {
-			case "c", "continue", "y", "yes":
-				return drive.AnswerContinue, nil
-			case "h", "hold":
-				return drive.AnswerHold, nil
-			case "a", "abort":
-				return drive.AnswerAbort, nil
-			}
-			if err != nil {
-				fmt.Fprintln(w)
-				return drive.AnswerHold, nil
-			}
-		}
-	}
-}
+// promptStep is printer.PromptStep (drive's step prompt; kept for reload_select.go).
+var promptStep = printer.PromptStep

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -56,7 +57,7 @@ func TestDriveDesiredReadsThroughTransientErrors(t *testing.T) {
 			o.Now = func() time.Time { return time.Date(2024, 1, 1, 1, 0, 0, 0, time.UTC) }
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			got, err := o.desired(ctx, c)
+			got, _, err := driverun.Desired(ctx, c, driverun.DesiredInput{Namespace: "default", Name: "web", Change: &o.Change, Rereadable: true, Now: o.Now})
 			if err != nil {
 				t.Fatalf("desired: %v (stderr %q)", err, errOut)
 			}

@@ -4,18 +4,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/target"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 )
 
 // TestDriveErrorExitCodes: a drive left held prints the closing block and exits 4 when it is
 // intact (the API server unreachable, the lease lapsed, interrupted) and 1 for a real
 // error; an error that leaves nothing held is returned as it is, with no block.
 func TestDriveErrorExitCodes(t *testing.T) {
-	tg := Target{Ref: target.Ref{Namespace: "shop", Name: "web"}}
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	plain := errors.New("get deployments.apps \"web\": forbidden")
@@ -33,7 +35,8 @@ func TestDriveErrorExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := HandleError(&errOut, driveError(tc.ctx, &out, tg, tc.err))
+			o, err := driverun.NewOutcome(tc.ctx, "shop", "web", nil, tc.err)
+			code := HandleError(&errOut, finishDrive(genericiooptions.IOStreams{Out: io.Discard, ErrOut: &out}, o, err))
 			if code != tc.wantCode {
 				t.Errorf("exit code %d, want %d", code, tc.wantCode)
 			}

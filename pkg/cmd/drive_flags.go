@@ -8,24 +8,16 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/term"
+
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 )
 
-// Defaults and checks drive and abort share, kept in one place.
-const (
-	// defaultLeaseDuration is --lease-duration's default: the lease is renewed every third
-	// of it, and another driver may take over once it lapses.
-	defaultLeaseDuration = 30 * time.Second
-	// minLeaseDuration is the shortest --lease-duration accepted.
-	minLeaseDuration = 3 * time.Second
-)
+// defaultLeaseDuration is --lease-duration's default (drive, abort, reload): the lease is
+// renewed every third of it, and another driver may take over once it lapses.
+const defaultLeaseDuration = 30 * time.Second
 
-// validateLeaseDuration checks --lease-duration (3s or more).
-func validateLeaseDuration(d time.Duration) error {
-	if d < minLeaseDuration {
-		return fmt.Errorf("--lease-duration=%s: must be 3s or more", d)
-	}
-	return nil
-}
+// validateLeaseDuration is driverun.ValidateLeaseDuration (kept for reload.go).
+func validateLeaseDuration(d time.Duration) error { return driverun.ValidateLeaseDuration(d) }
 
 // stdTerminal returns whether streams' In and ErrOut are both terminals: drive and abort
 // then prompt before each step and draw a live progress line.
@@ -45,20 +37,9 @@ func addDriveDryRunFlag(cmd *cobra.Command) {
 	fl.NoOptDefVal = "client"
 }
 
-// parseDryRun maps a --dry-run value to kubectl's DryRunStrategy: "none", "client" or
-// "server". Unlike cmdutil.GetDryRunStrategy it takes no deprecated form (true, false, a bare
-// --dry-run with a deprecation warning): drive documents a bare --dry-run as client and has
-// always refused the rest.
-//
-// Errors: any other value (`--dry-run=maybe: use "none", "client" or "server"`).
-func parseDryRun(v string) (cmdutil.DryRunStrategy, error) {
-	switch v {
-	case "none":
-		return cmdutil.DryRunNone, nil
-	case "client":
-		return cmdutil.DryRunClient, nil
-	case "server":
-		return cmdutil.DryRunServer, nil
-	}
-	return cmdutil.DryRunNone, fmt.Errorf(`--dry-run=%s: use "none", "client" or "server"`, v)
+// addDriveCheckFlags registers preview's --checks and --fail-on-stall on drive.
+func addDriveCheckFlags(cmd *cobra.Command, o *DriveOptions) {
+	fl := cmd.Flags()
+	fl.StringVar(&o.Checks, "checks", o.Checks, "Feasibility checks run on the plan before the takeover: a comma-separated list of quota, capacity, pdb, hpa, or all, or none.")
+	fl.BoolVar(&o.FailOnStall, "fail-on-stall", false, fmt.Sprintf("Exit with code %d, before any write, when the checks predict the plan stalls.", ExitStalled))
 }

@@ -2,29 +2,17 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
-	"k8s.io/client-go/kubernetes"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/drive/partition"
 	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
-	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
-	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -54,22 +42,6 @@ var deploymentOnly = []string{"filename", "replicas", "to-revision", "steps", "u
 // stsOnly are the flags only drive sts/NAME reads.
 var stsOnly = []string{"step", "pause-after", "timeout", "output", "template"}
 
-// kindArgs reports whether args name a StatefulSet or DaemonSet (target.ParseKindArgs), and
-// refuses a DaemonSet or more than one object in one line.
-func kindArgs(args []string, verb string) (ref target.KindRef, ok bool, err error) {
-	ka, ok, err := target.ParseKindArgs(args, false)
-	if !ok || err != nil {
-		return ref, ok, err
-	}
-	if len(ka.Refs) != 1 {
-		return ref, true, fmt.Errorf("%s works on one StatefulSet per run: give one sts/NAME", verb)
-	}
-	if ka.Refs[0].Kind == target.KindDaemonSet {
-		return ref, true, fmt.Errorf("%s ds/%s: DaemonSet drive is out of scope; roll it out with kubectl rollout and watch it with kubectl rollplan status ds/%s", verb, ka.Refs[0].Name, ka.Refs[0].Name)
-	}
-	return ka.Refs[0], true, nil
-}
-
 // changedAmong returns the first flag of names set on cmd.
 func changedAmong(cmd *cobra.Command, names []string) string {
 	for _, n := range names {
@@ -80,94 +52,60 @@ func changedAmong(cmd *cobra.Command, names []string) string {
 	return ""
 }
 
-// runDriveSts is "drive sts/NAME": wiring around stsdrive.Run.
+// runDriveSts is "drive sts/NAME": the flags into driverun.StsConfig, the checks
+// (driverun.CheckSts), the walk (driverun.DriveSts), printed by pkg/printer.
 func runDriveSts(f cmdutil.Factory, cmd *cobra.Command, o *DriveOptions, s *stsFlags, ref target.KindRef) error {
 	if n := changedAmong(cmd, deploymentOnly); n != "" {
 		return fmt.Errorf("--%s is a flag of Deployment drive; drive sts/%s takes --image, --restart, --step, --interval, --pause-after, --timeout, --force, --lease-duration, --dry-run and -o", n, ref.Name)
 	}
-	dryRun, err := parseDryRun(cmdutil.GetFlagString(cmd, "dry-run"))
+	dryRun, err := driverun.ParseDryRun(cmdutil.GetFlagString(cmd, "dry-run"))
 	if err != nil {
 		return err
 	}
-	var p printers.ResourcePrinter
-	if !s.Output.Human() {
-		if p, err = s.Output.ToPrinter(); err != nil {
-			return err
-		}
-	}
-	if err := validateLeaseDuration(o.LeaseDuration); err != nil {
-		return err
-	}
-	step := intstr.Parse(s.Step)
-	if _, err := partition.StepSize(step, 100); err != nil || step.Type == intstr.Int && step.IntValue() < 1 || strings.HasPrefix(s.Step, "-") {
-		return fmt.Errorf("--step=%s: give N (1 or more) or a percentage P%% of replicas", s.Step)
-	}
-	if o.Interval < 0 || s.Timeout < 0 {
-		return errors.New("--interval and --timeout must not be negative")
-	}
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	p, err := s.Output.ObjectPrinter()
 	if err != nil {
 		return err
 	}
-	ref.Namespace = ns
+	walk, err := driverun.StsWalk(s.Step, s.PauseAfter, s.Timeout, o.Interval, o.LeaseDuration)
+	if err != nil {
+		return err
+	}
+	if ref.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+		return err
+	}
 	cs, err := driveClient(f)()
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd.Context())
 	defer stop()
-	if err := o.checkSts(ctx, cs, ref); err != nil {
-		return err
+	progress := o.Out
+	if p != nil { // -o: the plan now, the result at the end; progress on stderr
+		progress = o.ErrOut
 	}
-	so := stsdrive.Options{
+	cfg := driverun.StsConfig{Options: stsdrive.Options{
 		Client: cs, Ref: ref,
 		Change:   stsdrive.Change{Images: o.Change.Images, Restart: o.Change.Restart},
-		Walk:     partition.Config{Step: step, PauseAfter: s.PauseAfter, ProgressDeadline: s.Timeout},
-		Interval: o.Interval, Progress: o.Out, Now: o.Now,
+		Walk:     walk,
+		Interval: o.Interval, Progress: printer.StsProgress(progress), Now: o.Now,
 		Identity: drive.DefaultIdentity(), Force: o.Force, LeaseDuration: o.LeaseDuration,
-	}
-	if dryRun != cmdutil.DryRunNone {
-		return printStsPlan(ctx, so, p, o.Out, map[cmdutil.DryRunStrategy]string{cmdutil.DryRunClient: "client", cmdutil.DryRunServer: "server"}[dryRun])
-	}
-	var plan *v1alpha1.StatefulSetDrive
-	if p != nil { // -o: the plan now, the result at the end; progress on stderr
-		if plan, err = stsdrive.Plan(ctx, so, ""); err != nil {
-			return err
-		}
-		so.Progress = o.ErrOut
-	}
-	err = stsdrive.Run(ctx, so)
-	if plan != nil {
-		if plan.Result = stsdrive.Result(err); plan.Result != nil {
-			if perr := p.PrintObj(plan, o.Out); perr != nil {
-				return perr
-			}
-		}
-	}
-	var held *stsdrive.HeldError
-	switch {
-	case errors.As(err, &held):
-		if perr := printer.PrintStsHeld(o.ErrOut, held); perr != nil {
-			return perr
-		}
-		return NewExitError(ExitHeld, "")
-	case err != nil && ctx.Err() != nil:
-		return fmt.Errorf("statefulset %s/%s: interrupted; it stays at its partition: run drive again to continue, or drive abort sts/%s", ref.Namespace, ref.Name, ref.Name)
-	}
-	return err
-}
-
-// printStsPlan prints drive sts/NAME's walk for --dry-run (dryRun "client" or "server"):
-// the StatefulSetDrive object with -o (p), else its human form.
-func printStsPlan(ctx context.Context, so stsdrive.Options, p printers.ResourcePrinter, out io.Writer, dryRun string) error {
-	plan, err := stsdrive.Plan(ctx, so, dryRun)
+	}, DryRun: dryRun, Object: p != nil, Checks: o.Checks, FailOnStall: o.FailOnStall}
+	stall, err := driverun.CheckSts(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if p != nil {
-		return p.PrintObj(plan, out)
+	printer.PrintStsStall(o.ErrOut, stall)
+	if err := exitCode(stall.Exit()); err != nil {
+		return err
 	}
-	return printer.PrintStsDrivePlan(out, plan)
+	r, err := driverun.DriveSts(ctx, cfg)
+	if perr := printer.PrintStsDrive(o.Out, o.ErrOut, p, r); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return err
+	}
+	return exitCode(r.Exit())
 }
 
 // newCmdDriveAbort returns "kubectl rollplan drive abort sts/NAME".
@@ -187,7 +125,7 @@ func newCmdDriveAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *co
 		Example: templates.Examples(`
 			kubectl rollplan drive abort sts/db`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, ok, err := kindArgs(args, "drive abort")
+			ref, ok, err := driverun.StsArg(args, "drive abort")
 			if err != nil {
 				return err
 			}
@@ -214,27 +152,4 @@ func newCmdDriveAbort(f cmdutil.Factory, streams genericiooptions.IOStreams) *co
 			return err
 		},
 	}
-}
-
-// checkSts runs --checks on the plan of drive sts/NAME's change before its first write:
-// with --fail-on-stall a predicted stall exits ExitStalled and nothing is written; without
-// it, a warning says where the drive will hold.
-func (o *DriveOptions) checkSts(ctx context.Context, cs kubernetes.Interface, ref target.KindRef) error {
-	checks, err := feasibility.ParseChecks(o.Checks)
-	if err != nil || (!o.Change.Restart && len(o.Change.Images) == 0) {
-		return err
-	}
-	cfg := &pipeline.Config{Feasibility: checks}
-	src := pipeline.NewLive("", ref.Namespace, func() (kubernetes.Interface, error) { return cs, nil })
-	r, err := cfg.CheckKindChange(ctx, src, ref, pipeline.KindChange{Images: o.Change.Images, Restart: o.Change.Restart, Now: o.Now().Truncate(time.Second)})
-	if err != nil || r == nil || r.Stall == nil {
-		return err
-	}
-	if o.FailOnStall {
-		return NewExitError(ExitStalled, fmt.Sprintf("statefulset %s/%s: the plan stalls at sync %d (%s: %s): nothing changed; make room (%s) or drop --fail-on-stall to drive and hold there",
-			ref.Namespace, ref.Name, r.Stall.Step, r.Stall.Reason, r.Stall.Message, objectsOr(r.Stall.Objects)))
-	}
-	printer.PrintWarnings(o.ErrOut, fmt.Sprintf("the checks predict the plan stalls at sync %d (%s: %s): drive goes on and will hold there; --fail-on-stall exits %d instead",
-		r.Stall.Step, r.Stall.Reason, r.Stall.Message, ExitStalled))
-	return nil
 }

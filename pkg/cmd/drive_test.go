@@ -15,6 +15,7 @@ import (
 	"github.com/rollplan/kubectl-rollplan/internal/testutil"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 )
 
 func TestDriveValidate(t *testing.T) {
@@ -74,7 +75,7 @@ func TestParseDryRun(t *testing.T) {
 		{"", cmdutil.DryRunNone, `--dry-run=: use`},
 		{"Client", cmdutil.DryRunNone, `--dry-run=Client`},
 	} {
-		got, err := parseDryRun(tc.value)
+		got, err := driverun.ParseDryRun(tc.value)
 		switch {
 		case tc.wantErr == "" && (err != nil || got != tc.want):
 			t.Errorf("%q: %v, %v; want %v", tc.value, got, err, tc.want)
@@ -101,7 +102,7 @@ func TestDriveDryRunFlag(t *testing.T) {
 		if err := cmd.ParseFlags(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		got, err := parseDryRun(cmdutil.GetFlagString(cmd, "dry-run"))
+		got, err := driverun.ParseDryRun(cmdutil.GetFlagString(cmd, "dry-run"))
 		if err != nil || got != tc.want {
 			t.Errorf("%v: %v, %v; want %v", tc.args, got, err, tc.want)
 		}

@@ -7,12 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/rollplan/kubectl-rollplan/pkg/drive"
-	"github.com/rollplan/kubectl-rollplan/pkg/drive/stsdrive"
+	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
@@ -78,7 +76,7 @@ func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, arg
 	if err := o.Contexts.resolve(cmd); err != nil {
 		return err
 	}
-	if ref, ok, err := kindArgs(args, "drive status"); ok || err != nil {
+	if ref, ok, err := driverun.StsArg(args, "drive status"); ok || err != nil {
 		if err == nil && o.Contexts.many() {
 			err = fmt.Errorf("drive status sts/%s reads one context: drop --contexts/--all-contexts", ref.Name)
 		}
@@ -100,65 +98,36 @@ func (o *DriveStatusOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, arg
 
 // Validate checks -o (pure): a format cli-runtime's printers know.
 func (o *DriveStatusOptions) Validate() error {
-	if o.Output.Human() {
-		return nil
-	}
-	_, err := o.Output.ToPrinter()
+	_, err := o.Output.ObjectPrinter()
 	return err
 }
 
-// Run reads the Deployment and prints its drive status: the human form, or the DriveStatus
-// object (kind DriveStatus, apiVersion rollplan.dev/v1alpha1) with -o.
+// Run reads the drive status (driverun: one Deployment, a fleet, every context; stsdrive: a
+// StatefulSet's lease and walk) and prints it: the human form, or the DriveStatus object
+// (kind DriveStatus, apiVersion rollplan.dev/v1alpha1; a v1 List of them for many) with -o.
+// Exit 1 when a Deployment or a context could not be read (the others are printed).
 func (o *DriveStatusOptions) Run(ctx context.Context) error {
-	var p printers.ResourcePrinter
-	if !o.Output.Human() {
-		var err error
-		if p, err = o.Output.ToPrinter(); err != nil {
-			return err
-		}
+	p, err := o.Output.ObjectPrinter()
+	if err != nil {
+		return err
+	}
+	in := driverun.StatusInput{Client: o.Target.Client, Sts: o.sts, Namespace: o.Namespace, Name: o.Name, Selection: o.Fleet.Selection, Many: o.Fleet.many(), Now: o.Now()}
+	if in.Many {
+		in.Client = o.Fleet.Client
+	}
+	if o.Contexts.many() {
+		in.Contexts = o.Contexts.resolved
+		in.Sources, in.SourceErrs = o.Contexts.sources()
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.sts != nil {
-		return o.runSts(ctx, p)
-	}
-	if o.Contexts.many() {
-		return o.runContexts(ctx, p)
-	}
-	if o.Fleet.many() {
-		return o.runFleet(ctx, p)
-	}
-	_, st, err := o.load(ctx)
+	r, err := driverun.ReadStatus(ctx, in)
 	if err != nil {
 		return err
 	}
-	snap, err := drive.NewSnapshot(st)
-	if err != nil {
+	if err := printer.PrintDriveStatusResult(o.Out, o.ErrOut, p, r, in.Now); err != nil {
 		return err
 	}
-	now := o.Now()
-	r := drive.Status(snap, now)
-	if p != nil {
-		return p.PrintObj(r, o.Out)
-	}
-	return printer.PrintDriveStatus(o.Out, r, now)
-}
-
-// runSts prints `drive status sts/NAME`: the lease and the partition walk
-// (stsdrive.ReadStatus), human or through p.
-func (o *DriveStatusOptions) runSts(ctx context.Context, p printers.ResourcePrinter) error {
-	cs, err := o.Target.Client()
-	if err != nil {
-		return err
-	}
-	now := o.Now()
-	r, err := stsdrive.ReadStatus(ctx, cs, *o.sts, now)
-	if err != nil {
-		return err
-	}
-	if p != nil {
-		return p.PrintObj(r, o.Out)
-	}
-	return printer.PrintStsDriveStatus(o.Out, r, now)
+	return exitCode(r.Exit())
 }

@@ -40,7 +40,7 @@ func acquireLease(ctx context.Context, o *Options, sts *appsv1.StatefulSet) (*le
 		return nil, fmt.Errorf("%s: take the drive lease: %w", what, err)
 	}
 	if taken != "" {
-		fmt.Fprintf(o.Progress, "%s: took the lease from %s (--force)\n", what, taken)
+		o.emit(Event{Kind: EventTookLease, Holder: taken})
 	}
 	return &lease{o: o, value: val}, nil
 }
@@ -68,7 +68,7 @@ func (l *lease) renewIfDue(ctx context.Context) error {
 	if objlease.Due(l.value, now, 0) { // expired: no write is ours any more
 		return fmt.Errorf("statefulset %s/%s: could not renew the drive lease before it expired: %w; run drive again", l.o.Ref.Namespace, l.o.Ref.Name, err)
 	}
-	fmt.Fprintf(l.o.Progress, "warning: statefulset %s/%s: renew the drive lease: %v (retrying)\n", l.o.Ref.Namespace, l.o.Ref.Name, err)
+	l.o.emit(Event{Kind: EventRenewRetry, Err: err})
 	return nil
 }
 
@@ -96,6 +96,6 @@ func (l *lease) transient(err error) error {
 	if !kube.IsTransient(errors.Unwrap(err)) && !kube.IsTransient(err) || objlease.Due(l.value, l.o.Now(), 0) {
 		return err
 	}
-	fmt.Fprintf(l.o.Progress, "warning: statefulset %s/%s: %v (retrying until the lease expires)\n", l.o.Ref.Namespace, l.o.Ref.Name, err)
+	l.o.emit(Event{Kind: EventTransientRetry, Err: err})
 	return nil
 }

@@ -2,7 +2,9 @@ package stsdrive
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,13 +99,13 @@ func TestRunRefusesAHeldLeaseForceTakesIt(t *testing.T) {
 	if err == nil || err.Error() != want || len(writes(cs)) != 0 {
 		t.Fatalf("err %v, writes %v: want %q and no write", err, writes(cs), want)
 	}
-	var progress strings.Builder
-	o.Force, o.Progress = true, &progress
+	var progress events
+	o.Force, o.Progress = true, progress.add
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := cs.AppsV1().StatefulSets("ns").Get(context.Background(), "db", metav1.GetOptions{})
-	if p := partition.CurrentPartition(got); p != 0 || !strings.Contains(progress.String(), "took the lease from alice@h pid 1/ab (--force)") {
+	if p := partition.CurrentPartition(got); p != 0 || progress.find(Event{Kind: EventTookLease, Ref: o.Ref, Holder: "alice@h pid 1/ab"}) == 0 {
 		t.Errorf("partition %d, progress %q", p, progress.String())
 	}
 }
@@ -194,16 +196,16 @@ func TestRunRidesTransientReadErrors(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	var progress strings.Builder
+	var progress events
 	o := opts(cs)
-	o.Progress = &progress
+	o.Progress = progress.add
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := Run(ctx, o); err != nil {
 		t.Fatalf("err = %v\n%s", err, progress.String())
 	}
 	got, _ := cs.AppsV1().StatefulSets("ns").Get(ctx, "db", metav1.GetOptions{})
-	if p := partition.CurrentPartition(got); p != 0 || strings.Count(progress.String(), "retrying until the lease expires") != 2 {
+	if p := partition.CurrentPartition(got); p != 0 || progress.count(EventTransientRetry) != 2 {
 		t.Errorf("partition %d, progress:\n%s", p, progress.String())
 	}
 }
@@ -217,8 +219,8 @@ func TestRunWakesOnWatchedChanges(t *testing.T) {
 	cs := fake.NewClientset(objs...)
 	o := opts(cs)
 	o.Resync = time.Hour
-	var progress strings.Builder
-	o.Progress = &progress
+	var progress events
+	o.Progress = progress.add
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
@@ -260,7 +262,7 @@ func TestRunWakesOnWatchedChanges(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("walk took %s with a resync of an hour: the watch did not wake it", took)
 	}
-	if !strings.Contains(progress.String(), "done, 2 pods on revision db-2") {
+	if progress.find(Event{Kind: EventDone, Ref: o.Ref, Replicas: 2, Revision: "db-2"}) == 0 {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }
@@ -293,4 +295,48 @@ func TestPlanWritesNothing(t *testing.T) {
 	if r := Result(context.Canceled); r != nil {
 		t.Errorf("Result(an error) = %+v, want nil", r)
 	}
+}
+
+// events records a walk's progress events (Options.Progress), safe for concurrent use.
+type events struct {
+	mu   sync.Mutex
+	list []Event
+}
+
+func (r *events) add(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, e)
+}
+
+// count is the number of events of kind k.
+func (r *events) count(k EventKind) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.list {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// find is the number of events equal to want (Err aside).
+func (r *events) find(want Event) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.list {
+		if e.Err = nil; e == want {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *events) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fmt.Sprintf("%+v", r.list)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -35,7 +34,7 @@ type Options struct {
 	// passes its deadline (partition.WakeAt). A failed read is retried after
 	// min(Resync, 1 s).
 	Resync   time.Duration
-	Progress io.Writer // one line per step
+	Progress func(Event) // the walk's progress events (nil: none); pkg/printer's StsProgress renders them
 	Now      func() time.Time
 	// Identity names this driver in the lease (drive.DefaultIdentity); Force takes a
 	// valid lease of another driver; LeaseDuration is how long the lease lasts without
@@ -73,9 +72,6 @@ func Run(ctx context.Context, o Options) error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Progress == nil {
-		o.Progress = io.Discard
-	}
 	if o.LeaseDuration <= 0 {
 		o.LeaseDuration = 30 * time.Second
 	}
@@ -107,7 +103,7 @@ func Run(ctx context.Context, o Options) error {
 		if err := live.Patch(ctx, o.Client, w, body, kube.Default()); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Progress, "statefulset %s/%s: change applied, partition %d (no pod replaced yet)\n", o.Ref.Namespace, o.Ref.Name, replicasOf(sts))
+		o.emit(Event{Kind: EventChangeApplied, Partition: replicasOf(sts)})
 	} else {
 		resumeAt = partition.CurrentPartition(sts)
 	}
@@ -165,14 +161,14 @@ func walk(ctx context.Context, o Options, l *lease, ch *changes, resumeAt int32)
 		switch dec.Action {
 		case partition.ActionDone:
 			if sts.Status.CurrentRevision == sts.Status.UpdateRevision {
-				fmt.Fprintf(o.Progress, "statefulset %s/%s: done, %d pods on revision %s\n", o.Ref.Namespace, o.Ref.Name, s.Replicas, s.UpdateRevision)
+				o.emit(Event{Kind: EventDone, Replicas: s.Replicas, Revision: s.UpdateRevision})
 				return nil
 			}
 		case partition.ActionPause, partition.ActionHold:
 			return &HeldError{Ref: o.Ref, Partition: p, Replicas: s.Replicas, Action: dec.Action, Reason: dec.Reason}
 		case partition.ActionSetPartition:
 			if lowered && o.Interval > 0 && !baked {
-				fmt.Fprintf(o.Progress, "statefulset %s/%s: pods %d-%d available, baking %s\n", o.Ref.Namespace, o.Ref.Name, p, s.Replicas-1, o.Interval)
+				o.emit(Event{Kind: EventBaking, Partition: p, Replicas: s.Replicas, Interval: o.Interval})
 				if err := l.sleep(ctx, o.Interval); err != nil {
 					return err
 				}
@@ -185,7 +181,7 @@ func walk(ctx context.Context, o Options, l *lease, ch *changes, resumeAt int32)
 				}
 				return err
 			}
-			fmt.Fprintf(o.Progress, "statefulset %s/%s: partition %d -> %d (replacing ordinals %d-%d)\n", o.Ref.Namespace, o.Ref.Name, p, dec.Partition, dec.Partition, p-1)
+			o.emit(Event{Kind: EventPartition, Partition: p, To: dec.Partition})
 			stepStarted, lowered, baked = o.Now(), true, false
 			continue
 		}
