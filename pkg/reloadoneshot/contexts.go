@@ -2,13 +2,10 @@ package reloadoneshot
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/reload"
-	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
 // ContextTargets are the assessed targets of one context, or why it could not be read.
@@ -52,14 +49,9 @@ func (c *Config) assessIn(ctx context.Context, src *pipeline.Live, ps pipeline.S
 	if err != nil {
 		return nil, err
 	}
-	var states []*cluster.State
-	for _, m := range members {
-		switch {
-		case m.Err != nil:
-			return nil, fmt.Errorf("%s: %w", target.DeploymentName(m.Namespace, m.Name, true), m.Err)
-		case !ps.Bulk || reload.OptedIn(m.State.Deployment):
-			states = append(states, m.State)
-		}
+	states, failed := actedOn(members, ps.Bulk)
+	if failed != nil {
+		return nil, failure(failed)
 	}
 	client, err := src.Client()
 	if err != nil {

@@ -2,47 +2,57 @@ package reloadoneshot
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
-	"github.com/rollplan/kubectl-rollplan/pkg/kube"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/reload"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
-// Load reads the Deployments sel selects, each with its ReplicaSets (cluster.LoadLive): the named ones
-// (no opt-in needed), or, for -l/--all/-A, the opted-in ones (reload.OptedIn) of the LIST, in
-// the API server's order. Every read goes through kube.Read: sent again whole through
-// transient failures of the API server.
+// Load reads the Deployments sel selects, each with its ReplicaSets, through the one Select
+// (pipeline.SelectionOf, Live.Select): the named ones (no opt-in needed; a GET and a LIST
+// each), or, for -l/--all/-A, the opted-in ones (reload.OptedIn) of two paginated LISTs
+// (Deployments, ReplicaSets), in the API server's order. Every read is sent again whole
+// through transient failures of the API server (kube.Read). Errors: the selection's, a failed
+// LIST, the first named Deployment that could not be read (the API's error).
 func Load(ctx context.Context, client kubernetes.Interface, sel *target.Selection) ([]*cluster.State, error) {
-	var refs []target.Ref
-	if sel.Bulk() {
-		// One paginated LIST, sent again whole through transient failures (List: kube.Read).
-		deps, err := sel.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range deps {
-			if reload.OptedIn(d) {
-				refs = append(refs, target.Ref{Namespace: d.Namespace, Name: d.Name})
-			}
-		}
-	} else {
-		var err error
-		if refs, err = sel.Resolve(ctx); err != nil {
-			return nil, err
-		}
+	ps, err := pipeline.SelectionOf(ctx, sel)
+	if err != nil {
+		return nil, err
 	}
-	states := make([]*cluster.State, 0, len(refs))
-	for _, r := range refs {
-		st, err := kube.Read(ctx, kube.Retry{}, func(ctx context.Context) (*cluster.State, error) {
-			return cluster.LoadLive(ctx, client, r.Namespace, r.Name)
-		})
-		if err != nil {
-			return nil, err
-		}
-		states = append(states, st)
+	src := pipeline.NewLive("", "", func() (kubernetes.Interface, error) { return client, nil })
+	members, err := src.Select(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	states, failed := actedOn(members, ps.Bulk)
+	if failed != nil {
+		return nil, failed.Err
 	}
 	return states, nil
+}
+
+// actedOn returns the states of members a reload acts on: every named Deployment, and of a
+// Bulk selection (-l, --all, -A) the opted-in ones (reload.OptedIn), in order; failed is the
+// first member that could not be read (nil when none).
+func actedOn(members []pipeline.Member, bulk bool) (states []*cluster.State, failed *pipeline.Member) {
+	for i := range members {
+		m := &members[i]
+		switch {
+		case m.Err != nil:
+			return nil, m
+		case !bulk || reload.OptedIn(m.State.Deployment):
+			states = append(states, m.State)
+		}
+	}
+	return states, nil
+}
+
+// failure is a member's read error naming its Deployment (with its namespace), for output
+// that mixes several contexts or namespaces.
+func failure(m *pipeline.Member) error {
+	return fmt.Errorf("%s: %w", target.DeploymentName(m.Namespace, m.Name, true), m.Err)
 }
