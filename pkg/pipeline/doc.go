@@ -23,7 +23,7 @@
 //     feasibility.go and kindfeasibility.go (quota, capacity, PDB, HPA on every plan);
 //   - write: sink.go (the one seam of a decided write), undo_run.go, action_run.go
 //     (pause/resume/restart), kinds_write_run.go, write_run.go (the checks of a write),
-//     batch_run.go (the writing verbs over a selection);
+//     writes.go (Writes, RunBatch: the writing verbs over a selection);
 //   - read-only verbs: history_run.go, history_verb.go (HistoryConfig: the verb's flags, one
 //     Deployment, a selection, several contexts), status.go, status_run.go, status_flags.go
 //     (StatusFlags, StatusExit), kinds_status.go,
