@@ -49,11 +49,6 @@ type Target struct {
 	Client func() (kubernetes.Interface, error)
 }
 
-// load returns the client and the live state of the Deployment (pipeline.LoadOne).
-func (t *Target) load(ctx context.Context) (kubernetes.Interface, *pipeline.State, error) {
-	return pipeline.LoadOne(ctx, t.Client, t.Namespace, t.Name)
-}
-
 // complete resolves args and the namespace (pipeline.CompleteOne) and the client (f's
 // clientset when client is nil).
 func (t *Target) complete(f cmdutil.Factory, args []string, stateFile string, client func() (kubernetes.Interface, error)) (err error) {
