@@ -84,7 +84,7 @@ func (o *AbortOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []stri
 
 // Validate checks the flags alone (pure): --lease-duration, as drive does.
 func (o *AbortOptions) Validate() error {
-	return validateLeaseDuration(o.LeaseDuration)
+	return driverun.ValidateLeaseDuration(o.LeaseDuration)
 }
 
 // Run prints the walk-back plan (driverun.Prepare with Abort) and walks it.

@@ -102,10 +102,6 @@ func NewCmdRestart(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	return newActionCommand(f, NewActionOptions(rollout.VerbRestart, streams), "Restart a Deployment's pods after showing the rollout it starts", restartLong, restartExample)
 }
 
-// DefaultFieldManager is the field manager rollplan's writes are recorded under
-// (pipeline.FieldManager); DefaultReloadFieldManager reload's (pipeline.ReloadFieldManager).
-const DefaultFieldManager, DefaultReloadFieldManager = pipeline.FieldManager, pipeline.ReloadFieldManager
-
 // writeVerb is what undo, pause, resume and restart share: the plan's readiness and rows,
 // --checks, --fail-on-stall, the Writer (selection, --dry-run, --yes ...), Sink, streams.
 type writeVerb struct {
@@ -143,7 +139,7 @@ func (o *writeVerb) addFlags(cmd *cobra.Command, plan bool) {
 
 // validate checks --readiness, --field-manager and --checks (pure).
 func (o *writeVerb) validate() error {
-	if err := validateReadiness(o.Readiness); err != nil {
+	if err := pipeline.ValidateReadiness(o.Readiness, false); err != nil {
 		return err
 	}
 	if err := o.Writer.validate(); err != nil {
@@ -297,7 +293,7 @@ func NewCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // Validate checks the flags. A negative --to-revision is not an error here: kubectl reports
 // it as a revision not found, and so does the preview.
 func (o *UndoOptions) Validate() error {
-	if err := validateReadiness(o.Readiness); err != nil {
+	if err := pipeline.ValidateReadiness(o.Readiness, false); err != nil {
 		return err
 	}
 	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {

@@ -1,11 +1,7 @@
 package cmd
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 )
@@ -39,14 +35,4 @@ func (c *ChangeFlags) addFlags(cmd *cobra.Command) {
 		}
 		c.ReplicasSet, c.ToRevisionSet = cmd.Flags().Changed("replicas"), cmd.Flags().Changed("to-revision")
 	}
-}
-
-// loadState is pipeline.LoadState.
-func loadState(ctx context.Context, client func() (kubernetes.Interface, error), stateFile, namespace, name string, allowMissing bool) (*pipeline.State, error) {
-	return pipeline.LoadState(ctx, client, stateFile, namespace, name, allowMissing)
-}
-
-// serverDryRun is pipeline.DesiredDryRun.
-func serverDryRun(ctx context.Context, cs kubernetes.Interface, st *pipeline.State, desired *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
-	return pipeline.DesiredDryRun(ctx, cs, st, desired)
 }

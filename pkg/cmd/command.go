@@ -41,23 +41,12 @@ func addReadinessFlag(cmd *cobra.Command, p *string) {
 	_ = cmd.RegisterFlagCompletionFunc("readiness", cobra.FixedCompletions(pipeline.ReadinessNames(), cobra.ShellCompDirectiveNoFileComp))
 }
 
-// validateReadiness checks a --readiness value of a command without the timed model.
-func validateReadiness(s string) error { return pipeline.ValidateReadiness(s, false) }
-
-// validateAnyReadiness checks a --readiness value, timed included.
-func validateAnyReadiness(s string) error { return pipeline.ValidateReadiness(s, true) }
-
 // Target is the one Deployment a command acts on (the target.Ref its arguments resolve to:
 // o.Namespace, o.Name) and the client that reaches it; the commands' Options embed it.
 type Target struct {
 	target.Ref
 	// Client returns the clientset (built lazily, so that offline commands need no kubeconfig).
 	Client func() (kubernetes.Interface, error)
-}
-
-// load returns the client and the live state of the Deployment (pipeline.LoadOne).
-func (t *Target) load(ctx context.Context) (kubernetes.Interface, *pipeline.State, error) {
-	return pipeline.LoadOne(ctx, t.Client, t.Namespace, t.Name)
 }
 
 // complete resolves args and the namespace (pipeline.CompleteOne) and the client (f's
@@ -104,7 +93,7 @@ type Writer struct {
 // newWriter returns a Writer of verb ("undo", "restart") with the default field manager,
 // asking (several Deployments) on streams when they are a terminal.
 func newWriter(verb string, streams genericiooptions.IOStreams) Writer {
-	return Writer{FieldManager: DefaultFieldManager, Many: Many{
+	return Writer{FieldManager: pipeline.FieldManager, Many: Many{
 		verb: verb, Terminal: stdTerminal(streams), Select: target.NewFlags(target.Choices{Many: true}),
 	}}
 }
@@ -112,7 +101,7 @@ func newWriter(verb string, streams genericiooptions.IOStreams) Writer {
 // addFlags registers --dry-run=none|client|server, --field-manager and --yes on cmd.
 func (w *Writer) addFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &w.FieldManager, DefaultFieldManager)
+	cmdutil.AddFieldManagerFlagVar(cmd, &w.FieldManager, pipeline.FieldManager)
 	w.Many.addFlags(cmd)
 }
 

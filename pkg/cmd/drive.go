@@ -208,7 +208,7 @@ func (o *DriveOptions) Validate() error {
 	if err := driverun.ValidateWalk(o.Steps, o.UntilStep, o.Interval, o.ProgressTimeout, o.LeaseDuration); err != nil {
 		return err
 	}
-	if err := validateFailFast(o.FailFastAfter); err != nil {
+	if err := pipeline.ValidateFailFastAfter(o.FailFastAfter); err != nil {
 		return err
 	}
 	if _, err := feasibility.ParseChecks(o.Checks); err != nil {
@@ -285,7 +285,7 @@ func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
-// confirmStep is the prompt before each step (promptStep on streams), nil when yes (no
+// confirmStep is the prompt before each step (printer.PromptStep on streams), nil when yes (no
 // prompt). Errors: standard input is not a terminal, so verb cannot ask: hint.
 func confirmStep(streams genericiooptions.IOStreams, terminal func() bool, verb, hint string, yes bool) (func(context.Context, drive.StepInfo) (drive.Answer, error), error) {
 	switch {
@@ -294,8 +294,5 @@ func confirmStep(streams genericiooptions.IOStreams, terminal func() bool, verb,
 	case !terminal():
 		return nil, fmt.Errorf("standard input is not a terminal, so %s cannot ask before each step: %s", verb, hint)
 	}
-	return promptStep(streams.In, streams.ErrOut), nil
+	return printer.PromptStep(streams.In, streams.ErrOut), nil
 }
-
-// promptStep is printer.PromptStep (drive's step prompt; kept for reload_select.go).
-var promptStep = printer.PromptStep

@@ -17,7 +17,7 @@ import (
 
 // TestDriveDesiredReadsThroughTransientErrors: drive's read before its change (desired: a
 // GET of the Deployment, a LIST of its ReplicaSets) fails once with a 503; it is read again
-// (loadLive, kube.Read) and the changed Deployment comes back. After a dry run that
+// (pipeline.LoadLive, kube.Read) and the changed Deployment comes back. After a dry run that
 // conflicts, the second read fails once with a refused connection and is read again too.
 func TestDriveDesiredReadsThroughTransientErrors(t *testing.T) {
 	unavailable := func() error { return apierrors.NewServiceUnavailable("the server is restarting") }

@@ -8,16 +8,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/term"
-
-	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
 )
 
 // defaultLeaseDuration is --lease-duration's default (drive, abort, reload): the lease is
 // renewed every third of it, and another driver may take over once it lapses.
 const defaultLeaseDuration = 30 * time.Second
-
-// validateLeaseDuration is driverun.ValidateLeaseDuration (kept for reload.go).
-func validateLeaseDuration(d time.Duration) error { return driverun.ValidateLeaseDuration(d) }
 
 // stdTerminal returns whether streams' In and ErrOut are both terminals: drive and abort
 // then prompt before each step and draw a live progress line.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rollplan/kubectl-rollplan/pkg/drive"
 	"github.com/rollplan/kubectl-rollplan/pkg/driverun"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 func TestDriveValidate(t *testing.T) {
@@ -187,7 +188,7 @@ func TestPromptStep(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var out bytes.Buffer
-		ask := promptStep(strings.NewReader(tc.input), &out)
+		ask := printer.PromptStep(strings.NewReader(tc.input), &out)
 		got, err := ask(context.Background(), drive.StepInfo{Number: 2, Of: 3, Step: drive.Step{New: drive.Scale{Name: "web-new", From: 3, To: 8}, WaitAvailable: 8}})
 		if err != nil || got != tc.want {
 			t.Errorf("input %q: answer %v (%v), want %v", tc.input, got, err, tc.want)

@@ -182,15 +182,9 @@ func (o *HistoryOptions) runMany(ctx context.Context, p printers.ResourcePrinter
 	if err != nil {
 		return err
 	}
-	names, failedContexts, err := printer.PrintFleetHistory(o.Out, o.ErrOut, p, r, o.Now(), sel.AllNamespaces, noneFound(sel.Scope().Namespace))
+	names, failedContexts, err := printer.PrintFleetHistory(o.Out, o.ErrOut, p, r, o.Now(), sel.AllNamespaces, printer.NoneFound(sel.Scope().Namespace))
 	if err == nil && len(names) == 0 && failedContexts > 0 {
 		return NewExitError(ExitError, "")
 	}
 	return cmp.Or(err, fleetExit(names, 0, false))
-}
-
-// selectContexts is pipeline.SelectContexts of c's Sources (drivestatus_contexts.go calls it).
-func (c *ContextFlags) selectContexts(ctx context.Context, sel pipeline.Selection) ([][]pipeline.Member, []error) {
-	srcs, errs := c.sources()
-	return pipeline.SelectContexts(ctx, srcs, errs, sel)
 }

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
+	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -157,7 +159,7 @@ func TestDriveRefusesMany(t *testing.T) {
 // TestFleetFailuresName: the read-only verbs name a failed Deployment as the writing verbs do
 // (printer.PrintFailure), with its namespace under -A, and the exit line names it the same.
 func TestFleetFailuresName(t *testing.T) {
-	failed := []fleetMember{
+	failed := []pipeline.Member{
 		{Ref: target.Ref{Namespace: "shop", Name: "web"}, Err: errors.New("boom")},
 		{Ref: target.Ref{Namespace: "bank", Name: "ledger"}, Err: errors.New("bust\nmore")},
 	}
@@ -173,8 +175,7 @@ func TestFleetFailuresName(t *testing.T) {
 			"2 Deployment(s) failed: deployment.apps/web (namespace shop), deployment.apps/ledger (namespace bank)"},
 	} {
 		var b strings.Builder
-		tg := &Targets{Selection: &tc.sel}
-		err := fleetExit(tg.failures(&b, failed), 0, false)
+		err := fleetExit(printer.PrintFailures(&b, failed, tc.sel.AllNamespaces), 0, false)
 		if b.String() != tc.want {
 			t.Errorf("lines %q, want %q", b.String(), tc.want)
 		}

@@ -124,10 +124,10 @@ func flagInt64(fl *pflag.FlagSet, name string) int64 {
 }
 
 // Run runs the verb on every object selected (pipeline.KindsVerb.Run, printed as it goes by
-// printer.KindsReport; the one question through askYes), then prints what is left
+// printer.KindsReport; the one question through printer.AskYes), then prints what is left
 // (printer.PrintKindsResult) and exits as the result says.
 func (o *KindsOptions) Run(ctx context.Context) error {
-	ask := func(q string) bool { return askYes(o.In, o.ErrOut, q) }
+	ask := func(q string) bool { return printer.AskYes(o.In, o.ErrOut, q) }
 	res, err := o.KindsVerb.Run(ctx, printer.NewKindsReport(o.Out, o.ErrOut, o.KindsVerb, ask))
 	if err != nil {
 		return err

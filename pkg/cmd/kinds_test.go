@@ -77,7 +77,7 @@ func kindsOptions(verb string, c *fake.Clientset, args ...string) (*KindsOptions
 	streams, out, errOut := testStreams()
 	ka, _, _ := target.ParseKindArgs(args, true)
 	return &KindsOptions{KindsVerb: pipeline.KindsVerb{Verb: verb, Args: ka, Namespace: "ns", Client: clientOf(c), Now: func() time.Time { return kindsNow },
-		Terminal: func() bool { return false }, FieldManager: DefaultFieldManager}, IOStreams: streams}, out, errOut
+		Terminal: func() bool { return false }, FieldManager: pipeline.FieldManager}, IOStreams: streams}, out, errOut
 }
 
 func TestKindsHistory(t *testing.T) {

@@ -54,9 +54,5 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 func (w *Writer) writes(streams genericiooptions.IOStreams) *pipeline.Writes {
 	return &pipeline.Writes{Verb: w.verb, Namespace: w.Namespace, Several: w.Several, DryRun: w.DryRun, Yes: w.Yes,
 		Terminal: w.Terminal, Client: w.Client, Objects: pipeline.ObjectsOf(w.Refs, w.Ref, w.Several),
-		Confirm: confirm(streams.In, streams.ErrOut, w.verb)}
+		Confirm: printer.Confirm(streams.In, streams.ErrOut, w.verb)}
 }
-
-// askYes is the one y/N prompt of every verb (printer.AskYes); confirm is the Deployment
-// verbs' question before writing several (printer.Confirm).
-var askYes, confirm = printer.AskYes, printer.Confirm

@@ -75,7 +75,7 @@ type PreviewOptions struct {
 	// Filenames are -f/-R/-k: a manifest set, every Deployment in it planned (previewrun).
 	Filenames   resource.FilenameOptions
 	Readiness   string
-	Timing      TimingFlags
+	Timing      pipeline.Timing
 	StateFile   string
 	FailOnStall bool
 	// Checks is --checks: the feasibility checks run on every plan.
@@ -160,10 +160,10 @@ func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []
 		return err
 	}
 	// One Deployment's preview pages through every pod of the cluster too (the capacity
-	// check): fleetTune's QPS and protobuf, not the default 5 per second, which held the 11th
+	// check): pipeline.FleetTune's QPS and protobuf, not the default 5 per second, which held the 11th
 	// and 12th pages of 5,000 pods back 0.35 s (make bench-feasibility). Across contexts, no
 	// client: each context has its own.
-	many, client := o.Contexts.many(), fleetClient(f)
+	many, client := o.Contexts.many(), pipeline.FleetClient(f)
 	if many {
 		client = nil
 	}
@@ -181,7 +181,7 @@ func (o *PreviewOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []
 
 // Validate checks the flags (pure).
 func (o *PreviewOptions) Validate() error {
-	if err := validateAnyReadiness(o.Readiness); err != nil {
+	if err := pipeline.ValidateReadiness(o.Readiness, true); err != nil {
 		return err
 	}
 	if err := o.Timing.Validate(o.Readiness, o.StateFile); err != nil {
@@ -224,7 +224,7 @@ func (o *PreviewOptions) Run(ctx context.Context) error {
 func (o *PreviewOptions) config() *previewrun.Config {
 	p := &pipeline.Preview{
 		Readiness: o.Readiness, Timing: o.Timing, StateFile: o.StateFile, Checks: o.Checks,
-		FromManifest: o.Change.HasManifest(), DryRun: serverDryRun, In: o.In, Now: o.Now,
+		FromManifest: o.Change.HasManifest(), DryRun: pipeline.DesiredDryRun, In: o.In, Now: o.Now,
 		ManifestChange: func(obj *unstructured.Unstructured) pipeline.Changer {
 			c := o.Change
 			c.Manifest, c.Filename = obj, ""
@@ -264,6 +264,6 @@ func (o *PreviewOptions) completeSet(f cmdutil.Factory) error {
 		ns = metav1.NamespaceDefault
 	}
 	o.Namespace, o.enforceNamespace = ns, explicit
-	o.Client = fleetClient(f) // the reads and dry runs of many Deployments: QPS 50, protobuf
+	o.Client = pipeline.FleetClient(f) // the reads and dry runs of many Deployments: QPS 50, protobuf
 	return nil
 }

@@ -2,10 +2,8 @@ package cmd
 
 import (
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
-	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 )
 
 // ContextFlags are --contexts and --all-contexts: a read-only command run in several contexts
@@ -28,12 +26,6 @@ func (c *ContextFlags) addFlags(cmd *cobra.Command, contexts, all string) {
 	cmd.Flags().StringSliceVar(&c.Contexts, "contexts", nil, contexts)
 	cmd.Flags().BoolVar(&c.All, "all-contexts", false, all)
 	_ = cmd.RegisterFlagCompletionFunc("contexts", c.complete)
-}
-
-// contextsOf returns the Kubeconfig of the root's connection flags, its clients tuned as
-// every read over many Deployments (fleetTune).
-func contextsOf(flags *genericclioptions.ConfigFlags) *pipeline.Kubeconfig {
-	return &pipeline.Kubeconfig{Flags: flags, Tune: fleetTune}
 }
 
 // given reports whether --contexts or --all-contexts was given.
@@ -68,6 +60,3 @@ func (c *ContextFlags) complete(_ *cobra.Command, _ []string, toComplete string)
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
-
-// noneFound is kubectl's line for an empty selection (printer.NoneFound).
-func noneFound(namespace string) string { return printer.NoneFound(namespace) }

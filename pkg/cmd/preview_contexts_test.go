@@ -80,7 +80,7 @@ func contextFakes() map[string]*fake.Clientset {
 func runContexts(t *testing.T, fakes map[string]*fake.Clientset, args ...string) (string, string, int) {
 	t.Helper()
 	cf := genericclioptions.NewConfigFlags(true)
-	kc := &pipeline.Kubeconfig{Flags: cf, Tune: fleetTune, NewClient: func(name string, cfg *rest.Config) (kubernetes.Interface, error) {
+	kc := &pipeline.Kubeconfig{Flags: cf, Tune: pipeline.FleetTune, NewClient: func(name string, cfg *rest.Config) (kubernetes.Interface, error) {
 		if c, ok := fakes[name]; ok {
 			return c, nil
 		}

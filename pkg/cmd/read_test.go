@@ -18,6 +18,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/rollout"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
@@ -147,7 +148,7 @@ func TestFleetReadThroughTransientErrors(t *testing.T) {
 	tg := &Targets{Selection: &target.Selection{Many: true, Selector: "tier=front", Namespace: "shop", ChunkSize: 500}, Client: clientOf(c)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	ms, err := tg.load(ctx, "")
+	ms, err := pipeline.SelectFrom(ctx, tg.Selection, tg.Client, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,13 +105,10 @@ type ReloadOptions struct {
 	genericiooptions.IOStreams
 }
 
-// restartsStall is reloadoneshot.Stalls: --fail-on-stall's exit 3 (preview_config.go's).
-var restartsStall = reloadoneshot.Stalls
-
 // NewReloadOptions returns ReloadOptions with defaults.
 func NewReloadOptions(streams genericiooptions.IOStreams) *ReloadOptions {
 	return &ReloadOptions{
-		Flags:   reloadoneshot.NewFlags(DefaultReloadFieldManager, defaultLeaseDuration),
+		Flags:   reloadoneshot.NewFlags(pipeline.ReloadFieldManager, defaultLeaseDuration),
 		Targets: newTargets(target.Choices{Many: true, AllNamespaces: true}),
 		Output:  printer.NewReloadOutputFlags(), Now: time.Now, Terminal: stdTerminal(streams), IOStreams: streams,
 	}
@@ -139,7 +136,7 @@ func newCmdReload(f cmdutil.Factory, kc *pipeline.Kubeconfig, streams genericioo
 	o.Flags.AddFlags(cmd)
 	addReadinessFlag(cmd, &o.Readiness)
 	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultReloadFieldManager)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, pipeline.ReloadFieldManager)
 	o.Watch.AddFlags(cmd)
 	o.Output.AddFlags(cmd)
 	if kc != nil {
@@ -196,7 +193,7 @@ func (o *ReloadOptions) Validate() error {
 	if err := o.Flags.Validate(); err != nil {
 		return err
 	}
-	if err := validateLeaseDuration(o.LeaseDuration); err != nil || o.Output.Human() {
+	if err := driverun.ValidateLeaseDuration(o.LeaseDuration); err != nil || o.Output.Human() {
 		return err
 	}
 	if _, err := o.Output.ToPrinter(); err != nil {
@@ -238,13 +235,13 @@ func (o *ReloadOptions) Run(ctx context.Context) error {
 	}
 	if o.Drive {
 		c.Drive = driverun.Restart(drive.Options{Client: client, Interval: o.Interval, ProgressTimeout: o.ProgressTimeout,
-			LeaseDuration: o.LeaseDuration, Now: o.Now, FieldManager: o.FieldManager}, r.DriveWalk(promptStep(o.In, o.ErrOut)), r.DrivePrepared)
+			LeaseDuration: o.LeaseDuration, Now: o.Now, FieldManager: o.FieldManager}, r.DriveWalk(printer.PromptStep(o.In, o.ErrOut)), r.DrivePrepared)
 	}
 	return c.Run(ctx, client, r)
 }
 
-// report is the printer.ReloadRun of the flags, asking on o's streams (askYes).
+// report is the printer.ReloadRun of the flags, asking on o's streams (printer.AskYes).
 func (o *ReloadOptions) report() *printer.ReloadRun {
 	return &printer.ReloadRun{Out: o.Out, ErrOut: o.ErrOut, Output: o.Output, MaxSteps: o.MaxSteps, DryRun: o.DryRun,
-		Yes: o.Yes, Adopt: o.Adopt, Terminal: o.Terminal, Ask: func(q string) bool { return askYes(o.In, o.ErrOut, q) }}
+		Yes: o.Yes, Adopt: o.Adopt, Terminal: o.Terminal, Ask: func(q string) bool { return printer.AskYes(o.In, o.ErrOut, q) }}
 }

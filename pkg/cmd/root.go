@@ -97,7 +97,7 @@ in order, and how the rollout ends.`,
 
 	f := cmdutil.NewFactory(configFlags)
 	cmd.AddCommand(NewCmdVersion(streams))
-	kc := contextsOf(configFlags)
+	kc := &pipeline.Kubeconfig{Flags: configFlags, Tune: pipeline.FleetTune}
 	cmd.AddCommand(newCmdPreview(f, kc, streams))
 	cmd.AddCommand(newCmdHistory(f, kc, streams))
 	cmd.AddCommand(NewCmdUndo(f, streams))

@@ -171,7 +171,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		srcs, errs := o.Contexts.sources()
 		own := !o.Selection.AllNamespaces && !o.Selection.EnforceNamespace
 		results := pipeline.ReadContextsStatus(ctx, o.Contexts.resolved, srcs, errs, cfg, o.Checks, own)
-		all, failed, err := printer.PrintContextStatuses(o.Out, o.ErrOut, p, results, len(cfg.Names) == 1, noneFound(o.Selection.Scope().Namespace))
+		all, failed, err := printer.PrintContextStatuses(o.Out, o.ErrOut, p, results, len(cfg.Names) == 1, printer.NoneFound(o.Selection.Scope().Namespace))
 		return cmp.Or(err, exitOf(pipeline.StatusExit(all, false, 0, o.FailFastAfter, failed)))
 	}
 	client, err := o.Client()
@@ -184,7 +184,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if len(sts) == 0 {
-		fmt.Fprintln(o.ErrOut, noneFound(cfg.Namespace))
+		fmt.Fprintln(o.ErrOut, printer.NoneFound(cfg.Namespace))
 		return nil
 	}
 	return exitOf(pipeline.StatusExit(sts, timedOut, o.Timeout, o.FailFastAfter, 0))
@@ -206,6 +206,3 @@ func addFailFastFlags(cmd *cobra.Command, failFast *bool, after *time.Duration) 
 	cmd.Flags().BoolVar(failFast, "fail-fast", false, fmt.Sprintf("Exit with code %d as soon as the new ReplicaSet's pods have been held back (ImagePullBackOff, CrashLoopBackOff, Unschedulable, FailedCreate, a failing readiness probe, a lost node) for --fail-fast-after, instead of waiting for progressDeadlineSeconds.", ExitFailFast))
 	cmd.Flags().DurationVar(after, "fail-fast-after", DefaultFailFastAfter, "With --fail-fast, how long the new pods must stay held back before giving up (e.g. 30s).")
 }
-
-// validateFailFast checks --fail-fast-after (pipeline.ValidateFailFastAfter).
-func validateFailFast(after time.Duration) error { return pipeline.ValidateFailFastAfter(after) }

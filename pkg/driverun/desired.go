@@ -1,8 +1,11 @@
-// Package driverun composes the engines under `kubectl rollplan drive deploy/NAME` and the
-// resume of a held Deployment, so that pkg/cmd only fills options and prints: the read and
-// change before the takeover (Desired), preview's feasibility checks on the plan drive takes
-// over (Check), and what the controller does once a held Deployment is handed back
-// (PreviewHandBack). The walk itself is pkg/drive's; printing is pkg/printer's.
+// Package driverun composes the engines under the drive verbs, so that pkg/cmd only fills
+// options and prints: `kubectl rollplan drive deploy/NAME` and `abort deploy/NAME` (Prepare:
+// the read and change before the takeover, Desired; preview's feasibility checks on the plan
+// drive takes over, Check; NewOutcome), `drive sts/NAME` (StsWalk, CheckSts, DriveSts),
+// `drive status` (ReadStatus, Statuses), reload --drive (Restart), and the resume of a held
+// Deployment (ResumeHeld; PreviewHandBack: what the controller does once it is handed back).
+// The walk itself is pkg/drive's (pkg/drive/partition for StatefulSets); printing is
+// pkg/printer's.
 package driverun
 
 import (

@@ -18,10 +18,6 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/kube"
 )
 
-// State is a Deployment and the ReplicaSets its selector matches, as read (cluster.State),
-// named here so that commands hold it without pkg/cluster.
-type State = cluster.State
-
 // DeploymentChange is the change a command previews (and drive makes) to one Deployment, as
 // its change flags give it (pkg/cmd ChangeFlags: --image, -f, --replicas, --to-revision,
 // --restart). The zero value changes nothing. It mirrors what kubectl set image, apply,
@@ -134,7 +130,7 @@ func readManifest(name string, in io.Reader) ([]byte, error) {
 // allowMissing (for -f of a Deployment not created yet) turns NotFound into an empty State
 // (Source "cluster"). Errors: client's, cluster.LoadFile's, LoadLive's (one line naming the
 // object).
-func LoadState(ctx context.Context, client func() (kubernetes.Interface, error), stateFile, namespace, name string, allowMissing bool) (*State, error) {
+func LoadState(ctx context.Context, client func() (kubernetes.Interface, error), stateFile, namespace, name string, allowMissing bool) (*cluster.State, error) {
 	if stateFile != "" {
 		return cluster.LoadFile(stateFile, namespace, name)
 	}
@@ -152,7 +148,7 @@ func LoadState(ctx context.Context, client func() (kubernetes.Interface, error),
 // Desired applies the change to the Deployment of st (nil with -f: a Deployment not
 // created yet, put in namespace) and validates the result as the API server would
 // (change.Validate). It is the offline form: the template has client-side defaults only.
-func (c DeploymentChange) Desired(st *State, namespace string, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
+func (c DeploymentChange) Desired(st *cluster.State, namespace string, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
 	desired, warnings, err := c.Apply(st.Deployment, st.Owned(), in, now)
 	if err != nil {
 		return nil, nil, err
@@ -171,7 +167,7 @@ func (c DeploymentChange) Desired(st *State, namespace string, in io.Reader, now
 // returns the Deployment the API server would store (defaulted, validated, admitted; nothing
 // persisted), with the live status kept. When the dry run is forbidden it falls back to
 // client-side defaults and warns that the new ReplicaSet's name may differ.
-func (c DeploymentChange) ServerDesired(ctx context.Context, cs kubernetes.Interface, st *State, namespace string, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
+func (c DeploymentChange) ServerDesired(ctx context.Context, cs kubernetes.Interface, st *cluster.State, namespace string, in io.Reader, now time.Time) (*appsv1.Deployment, []string, error) {
 	desired, warnings, err := c.Desired(st, namespace, in, now)
 	if err != nil {
 		return nil, nil, err
@@ -188,7 +184,7 @@ func (c DeploymentChange) ServerDesired(ctx context.Context, cs kubernetes.Inter
 // create when st has none), with st's status kept. When the
 // dry run is forbidden it returns the client-side defaults and a warning that the new
 // ReplicaSet's name may differ.
-func DesiredDryRun(ctx context.Context, cs kubernetes.Interface, st *State, desired *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
+func DesiredDryRun(ctx context.Context, cs kubernetes.Interface, st *cluster.State, desired *appsv1.Deployment) (*appsv1.Deployment, []string, error) {
 	var read *appsv1.Deployment
 	if st != nil {
 		read = st.Deployment

@@ -18,18 +18,8 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
-// ManifestSet is a manifest set read from -f/-R/-k (manifest.Set), named through the pipeline
-// by the commands.
-type ManifestSet = manifest.Set
-
-// SetResult is one Deployment of a manifest set planned (manifest.Result).
-type SetResult = manifest.Result
-
-// SetPlanConfig is the I/O a manifest set is planned with (manifest.Config; Preview.SetConfig).
-type SetPlanConfig = manifest.Config
-
 // PlanSet plans every Deployment of set (manifest.PlanSet). Errors: PlanSet's.
-func PlanSet(ctx context.Context, set *ManifestSet, cfg SetPlanConfig) ([]SetResult, error) {
+func PlanSet(ctx context.Context, set *manifest.Set, cfg manifest.Config) ([]manifest.Result, error) {
 	return manifest.PlanSet(ctx, set, cfg)
 }
 
@@ -75,7 +65,7 @@ func (r SetRead) read() (*manifest.Set, error) {
 // else ConfigMaps and Secrets alone (SetConfigOnly); with a name, or exactly one Deployment
 // (and no ConfigMap or Secret, or offline), SetPickOne; else SetPlanAll. Errors:
 // manifest.Read's; with no Deployment to plan, the files' errors or the set's NoDeployment.
-func (r SetRead) Read() (*ManifestSet, SetRoute, error) {
+func (r SetRead) Read() (*manifest.Set, SetRoute, error) {
 	set, err := r.read()
 	if err != nil {
 		return nil, 0, err
@@ -103,7 +93,7 @@ func isKindObject(obj manifest.Object) bool { return IsKindManifest(obj.Object) 
 // Pick returns the Deployment of set that r names (none named: the set's only one) and its
 // manifest. Errors: the files' errors when some could not be read, else Pick's, prefixed
 // with the files (FilenamesWord).
-func (r SetRead) Pick(set *ManifestSet) (target.Ref, *unstructured.Unstructured, error) {
+func (r SetRead) Pick(set *manifest.Set) (target.Ref, *unstructured.Unstructured, error) {
 	ref := r.Ref
 	if ref.Name == "" {
 		ref = set.Deployments[0].Ref()
@@ -113,7 +103,7 @@ func (r SetRead) Pick(set *ManifestSet) (target.Ref, *unstructured.Unstructured,
 }
 
 // pick is set.Pick(ref) with Pick's errors.
-func (r SetRead) pick(set *ManifestSet, ref target.Ref) (manifest.Object, error) {
+func (r SetRead) pick(set *manifest.Set, ref target.Ref) (manifest.Object, error) {
 	obj, err := set.Pick(ref)
 	if err != nil {
 		if len(set.Errors) > 0 {
@@ -135,7 +125,7 @@ func (r SetRead) FilenamesWord() string {
 // ReadForContexts reads the set previewed across contexts; with a name, keeps that
 // Deployment only (in the named namespace). Errors: the set's, as Read and Pick give them;
 // ConfigMaps or Secrets (their restarts are previewed in one context only).
-func (r SetRead) ReadForContexts() (*ManifestSet, error) {
+func (r SetRead) ReadForContexts() (*manifest.Set, error) {
 	set, err := r.read()
 	if err != nil {
 		return nil, err
@@ -165,12 +155,12 @@ func (r SetRead) ReadForContexts() (*ManifestSet, error) {
 
 // DropKindManifests removes the StatefulSets and DaemonSets from the set's other kinds (they
 // are planned apart, PlanKindManifest), leaving the slice it shared untouched.
-func DropKindManifests(set *ManifestSet) {
+func DropKindManifests(set *manifest.Set) {
 	set.Others = slices.DeleteFunc(slices.Clone(set.Others), isKindObject)
 }
 
 // SetNamespaces are the namespaces of the set's Deployments, in order, once each.
-func SetNamespaces(set *ManifestSet) []string {
+func SetNamespaces(set *manifest.Set) []string {
 	var out []string
 	for _, d := range set.Deployments {
 		if ns := d.Ref().Namespace; !slices.Contains(out, ns) {
@@ -186,8 +176,8 @@ func SetNamespaces(set *ManifestSet) []string {
 // caller; may be nil) and plans the Deployments on its own live state (PlanSet, its reads of
 // chunkSize pages and its dry runs). It returns each context's Results and errs with the
 // error of each context that failed.
-func (p *Preview) PlanSetContexts(ctx context.Context, set *ManifestSet, srcs []*Live, errs []error, chunkSize int64, kinds func(ctx context.Context, i int, live *Live)) ([][]SetResult, []error) {
-	results := make([][]SetResult, len(srcs))
+func (p *Preview) PlanSetContexts(ctx context.Context, set *manifest.Set, srcs []*Live, errs []error, chunkSize int64, kinds func(ctx context.Context, i int, live *Live)) ([][]manifest.Result, []error) {
+	results := make([][]manifest.Result, len(srcs))
 	var g errgroup.Group
 	g.SetLimit(DefaultSources)
 	for i, live := range srcs {

@@ -10,13 +10,9 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/planner"
 )
 
-// ManifestObject is one object of a manifest set with the file it came from
-// (manifest.Object).
-type ManifestObject = manifest.Object
-
 // KindManifests returns the apps/v1 StatefulSets and DaemonSets of set (IsKindManifest).
-func KindManifests(set *ManifestSet) []ManifestObject {
-	var out []ManifestObject
+func KindManifests(set *manifest.Set) []manifest.Object {
+	var out []manifest.Object
 	for _, obj := range set.Others {
 		if IsKindManifest(obj.Object) {
 			out = append(out, obj)
@@ -29,7 +25,7 @@ func KindManifests(set *ManifestSet) []ManifestObject {
 // (PlanKindManifest) at now (UTC, truncated to the second) with readiness (planner.Readiness)
 // and timing t: one row each, in order, named context, Err when it could not be planned. With
 // checks (feasibility.ParseChecks'), each plan's feasibility checks run too (Config.CheckKind).
-func PlanKindManifests(ctx context.Context, src KindSource, context string, kinds []ManifestObject, readiness string, now time.Time, t KindTiming, checks []string) []KindRow {
+func PlanKindManifests(ctx context.Context, src KindSource, context string, kinds []manifest.Object, readiness string, now time.Time, t KindTiming, checks []string) []KindRow {
 	at := metav1.NewTime(now.UTC().Truncate(time.Second))
 	cfg := &Config{Feasibility: checks}
 	rows := make([]KindRow, 0, len(kinds))

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/resource"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -61,7 +62,7 @@ func TestSetReadRoutes(t *testing.T) {
 // TestSetReadPick: the named Deployment, the set's only one without a name, and an unknown
 // name refused with the files named.
 func TestSetReadPick(t *testing.T) {
-	read := func(name string, docs ...string) (SetRead, *ManifestSet) {
+	read := func(name string, docs ...string) (SetRead, *manifest.Set) {
 		r := SetRead{Filenames: resource.FilenameOptions{Filenames: []string{"-"}}, Ref: target.Ref{Namespace: "shop", Name: name}, In: strings.NewReader(strings.Join(docs, "---\n"))}
 		set, _, err := r.Read()
 		if err != nil {

@@ -7,9 +7,6 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 )
 
-// NamespaceMembers are the Deployments of one namespace with their State (ReadNamespace's).
-type NamespaceMembers = []cluster.Member
-
 // NamespaceCache is what Read has read, by namespace, so that the parts of one preview that
 // need a namespace read it once. The zero value is empty; safe for concurrent use.
 type NamespaceCache struct {
@@ -20,7 +17,7 @@ type NamespaceCache struct {
 // Read returns the Deployments of namespace ns with their State: src.ReadNamespace (two
 // paginated LISTs of chunk items a page, retried) the first time, then what that read
 // returned. Errors: ReadNamespace's (not kept: the next call reads again).
-func (c *NamespaceCache) Read(ctx context.Context, src *Live, ns string, chunk int64) (NamespaceMembers, error) {
+func (c *NamespaceCache) Read(ctx context.Context, src *Live, ns string, chunk int64) ([]cluster.Member, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if members, ok := c.members[ns]; ok {

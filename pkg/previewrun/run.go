@@ -55,7 +55,7 @@ type Config struct {
 // each, and the namespaces read once.
 type preview struct {
 	*Config
-	kindRows    []printer.KindSummaryRow
+	kindRows    []pipeline.KindRow
 	kindSources []string
 	fleets      pipeline.NamespaceCache
 }

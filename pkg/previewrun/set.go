@@ -8,7 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/feasibility"
+	"github.com/rollplan/kubectl-rollplan/pkg/manifest"
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 	"github.com/rollplan/kubectl-rollplan/pkg/printer"
 	"github.com/rollplan/kubectl-rollplan/pkg/reloadoneshot"
@@ -38,7 +40,7 @@ func (o *preview) runSet(ctx context.Context) error {
 }
 
 // planSet plans the set's Deployments and its config restarts and prints them (printSets).
-func (o *preview) planSet(ctx context.Context, set *pipeline.ManifestSet) error {
+func (o *preview) planSet(ctx context.Context, set *manifest.Set) error {
 	results, err := pipeline.PlanSet(ctx, set, o.setConfig())
 	if err != nil {
 		return err
@@ -57,7 +59,7 @@ func (o *preview) setRead() pipeline.SetRead {
 
 // runPicked previews the one Deployment of the set (the named one) as runOne does, its
 // manifest the change (Preview.ManifestChange).
-func (o *preview) runPicked(ctx context.Context, set *pipeline.ManifestSet) error {
+func (o *preview) runPicked(ctx context.Context, set *manifest.Set) error {
 	ref, obj, err := o.setRead().Pick(set)
 	if err != nil {
 		return err
@@ -86,13 +88,13 @@ func (o *preview) reportErrors(errs []error) error {
 // setConfig is the I/O a set is planned with: the cluster's (a LIST of Deployments and of
 // ReplicaSets per namespace, server-side dry runs) or the state file's
 // (pipeline.Preview.SetConfig).
-func (o *preview) setConfig() pipeline.SetPlanConfig {
+func (o *preview) setConfig() manifest.Config {
 	return o.Preview.SetConfig(o.Preview.Source(o.Client), o.readFleet)
 }
 
 // readFleet returns the Deployments of namespace ns with their State, read once for the
 // preview (pipeline.NamespaceCache.Read). Errors: ReadNamespace's (not kept).
-func (o *preview) readFleet(ctx context.Context, ns string) (pipeline.NamespaceMembers, error) {
+func (o *preview) readFleet(ctx context.Context, ns string) ([]cluster.Member, error) {
 	return o.fleets.Read(ctx, pipeline.NewLive("", "", o.Client), ns, o.ChunkSize)
 }
 
@@ -108,7 +110,7 @@ func (o *preview) restartFlags() reloadoneshot.PreviewFlags {
 // RolloutPlanList of the restarts, as a mixed set's config restarts (manifest.change
 // ConfigRestart, with the config section; printer.PreviewView.PrintConfigPreview). Nothing is
 // changed.
-func (o *preview) runConfig(ctx context.Context, set *pipeline.ManifestSet, objs []*unstructured.Unstructured) error {
+func (o *preview) runConfig(ctx context.Context, set *manifest.Set, objs []*unstructured.Unstructured) error {
 	switch {
 	case o.Preview.StateFile != "":
 		return errors.New("a ConfigMap or Secret manifest is previewed against the cluster (a server-side dry run, then its namespace's Deployments): drop --state-file")
@@ -134,7 +136,7 @@ func (o *preview) runConfig(ctx context.Context, set *pipeline.ManifestSet, objs
 // (pipeline.PlanKindManifests, read from the state file or the cluster), their summary table
 // and plans after the Deployments' (-o: their RolloutPlans in the same RolloutPlanList, each
 // with its workload). An object that could not be planned is an "error: ..." line and exit 1.
-func (o *preview) runSetKinds(ctx context.Context, set *pipeline.ManifestSet, kinds []pipeline.ManifestObject) error {
+func (o *preview) runSetKinds(ctx context.Context, set *manifest.Set, kinds []manifest.Object) error {
 	pipeline.DropKindManifests(set)
 	src := pipeline.NewKindSource(o.Preview.StateFile, o.Client)
 	checks, _ := feasibility.ParseChecks(o.Preview.Checks) // Validate refused a bad value
@@ -182,7 +184,7 @@ func (o *preview) runSetContexts(ctx context.Context) error {
 	kinds := pipeline.KindManifests(set)
 	pipeline.DropKindManifests(set)
 	srcs, errs := o.Sources()
-	kindRows := make([][]printer.KindSummaryRow, len(srcs))
+	kindRows := make([][]pipeline.KindRow, len(srcs))
 	results, errs := o.Preview.PlanSetContexts(ctx, set, srcs, errs, o.ChunkSize, func(ctx context.Context, i int, live *pipeline.Live) {
 		kindRows[i] = pipeline.PlanKindManifests(ctx, live, o.Contexts[i], kinds, o.Preview.Readiness, o.now(), o.kindTiming(), nil)
 	})
@@ -208,7 +210,7 @@ func (o *preview) runSetContexts(ctx context.Context) error {
 // contexts a CONTEXT column first), the count of the other kinds, then each plan in full; -o,
 // a RolloutPlanList whose plans carry manifest.source and manifest.change (and their
 // context). Then each failure on stderr. Exit: SetExit's.
-func (o *preview) printSets(set *pipeline.ManifestSet, runs []printer.SetRun, sc *reloadoneshot.SetPreview) error {
+func (o *preview) printSets(set *manifest.Set, runs []printer.SetRun, sc *reloadoneshot.SetPreview) error {
 	summary, plans, stalled := printer.SetSummary(runs, o.manyContexts())
 	stalled = stalled || sc.Stalls()
 	if err := o.printSetPlans(set, runs, summary, plans, sc); err != nil {
@@ -220,7 +222,7 @@ func (o *preview) printSets(set *pipeline.ManifestSet, runs []printer.SetRun, sc
 
 // printSetPlans prints the set's plans, its config restarts (sc) and its StatefulSets' and
 // DaemonSets' (printer.PreviewView.PrintSetPlans).
-func (o *preview) printSetPlans(set *pipeline.ManifestSet, runs []printer.SetRun, summary printer.Summary, plans []*v1alpha1.RolloutPlan, sc *reloadoneshot.SetPreview) error {
+func (o *preview) printSetPlans(set *manifest.Set, runs []printer.SetRun, summary printer.Summary, plans []*v1alpha1.RolloutPlan, sc *reloadoneshot.SetPreview) error {
 	kinds := printer.SetKinds{Plans: printer.NewSetKindPlans(o.kindRows, o.kindSources, o.Preview.Readiness), Rows: len(o.kindRows), PrintKinds: func() error {
 		return printer.PrintSetKinds(o.Out, o.kindRows, o.manyContexts(), o.View.Summary)
 	}}

@@ -11,19 +11,15 @@ import (
 	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 )
 
-// KindSummaryRow is one StatefulSet or DaemonSet of a many-object preview: its plan, or the
-// error that kept it from one. Context is its kubeconfig context (shown with WithContext).
-type KindSummaryRow = pipeline.KindRow
-
 // PrintKindSummary writes the table printed first when preview plans several StatefulSets
 // or DaemonSets: NAMESPACE, WORKLOAD (kind/name, kubectl's lower-case resource form), UPDATE
 // REVISION (number and name), POD OPERATIONS, SYNCS and OUTCOME ("Error: MESSAGE" for a
 // row without plan); a CONTEXT column first when withContext; FEASIBILITY last when a plan's
 // checks have something to say (FeasibilityCell).
-func PrintKindSummary(w io.Writer, rows []KindSummaryRow, withContext bool) error {
+func PrintKindSummary(w io.Writer, rows []pipeline.KindRow, withContext bool) error {
 	tw := printers.GetNewTabWriter(w)
 	head := []string{"NAMESPACE", "WORKLOAD", "UPDATE REVISION", "POD OPERATIONS", "SYNCS", "OUTCOME"}
-	feas := slices.ContainsFunc(rows, func(r KindSummaryRow) bool { return r.Plan != nil && r.Plan.Feasibility != nil })
+	feas := slices.ContainsFunc(rows, func(r pipeline.KindRow) bool { return r.Plan != nil && r.Plan.Feasibility != nil })
 	if feas {
 		head = append(head, FeasibilityColumn)
 	}

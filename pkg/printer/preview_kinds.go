@@ -18,7 +18,7 @@ import (
 // (PrintKindSummary) first, then each plan (PrintKindPlan, "context NAME: " before it
 // withContext). readiness is --readiness ("": pipeline.DefaultReadiness). Errors: the
 // printer's or the writer's.
-func PrintKindPlans(w io.Writer, rows []KindSummaryRow, list bool, output, readiness string, withContext bool) error {
+func PrintKindPlans(w io.Writer, rows []pipeline.KindRow, list bool, output, readiness string, withContext bool) error {
 	r := readiness
 	if r == "" {
 		r = pipeline.DefaultReadiness

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/rollplan/kubectl-rollplan/pkg/apis/rollplan/v1alpha1"
+	"github.com/rollplan/kubectl-rollplan/pkg/pipeline"
 )
 
 // PrintSetKinds writes a manifest set's StatefulSets' and DaemonSets' rows after its
 // Deployments: a blank line, the summary table (PrintKindSummary, CONTEXT column
 // withContext), then each plan unless summaryOnly (--summary). Nothing without rows.
 // Errors: the writer's.
-func PrintSetKinds(w io.Writer, rows []KindSummaryRow, withContext, summaryOnly bool) error {
+func PrintSetKinds(w io.Writer, rows []pipeline.KindRow, withContext, summaryOnly bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -34,7 +35,7 @@ func PrintSetKinds(w io.Writer, rows []KindSummaryRow, withContext, summaryOnly 
 // NewSetKindPlans returns the RolloutPlans of a manifest set's StatefulSets and DaemonSets
 // that have a plan: each with its manifest's source (sources[i] is rows[i]'s file) and
 // context. readiness is --readiness.
-func NewSetKindPlans(rows []KindSummaryRow, sources []string, readiness string) []*v1alpha1.RolloutPlan {
+func NewSetKindPlans(rows []pipeline.KindRow, sources []string, readiness string) []*v1alpha1.RolloutPlan {
 	var out []*v1alpha1.RolloutPlan
 	for i, r := range rows {
 		if r.Plan != nil {
@@ -50,7 +51,7 @@ func NewSetKindPlans(rows []KindSummaryRow, sources []string, readiness string) 
 // PrintSetKindErrors writes to w an "error: KIND/NAME (namespace NS, [context C, ]SOURCE):
 // ERR" line for each row that could not be planned (sources[i] is rows[i]'s file) and
 // returns their count.
-func PrintSetKindErrors(w io.Writer, rows []KindSummaryRow, sources []string) int {
+func PrintSetKindErrors(w io.Writer, rows []pipeline.KindRow, sources []string) int {
 	failed := 0
 	for i, r := range rows {
 		if r.Err != nil {

@@ -146,3 +146,14 @@ current-context: ctx-a
 	}
 	return path
 }
+
+// NoRequestKubeconfig writes Kubeconfig for an API server that fails t on any request it
+// receives (a resolution that must ask the server nothing), closed when t ends.
+func NoRequestKubeconfig(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		t.Errorf("unexpected request %s %s", r.Method, r.URL)
+	}))
+	t.Cleanup(srv.Close)
+	return Kubeconfig(t, srv.URL)
+}

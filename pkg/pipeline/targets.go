@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
+	"github.com/rollplan/kubectl-rollplan/pkg/cluster"
 	"github.com/rollplan/kubectl-rollplan/pkg/target"
 )
 
@@ -94,7 +95,7 @@ func ClientsetOf(f cmdutil.Factory, client func() (kubernetes.Interface, error))
 // LoadOne returns the client and the live state of the Deployment namespace/name (LoadState:
 // one GET, one LIST, sent again through transient failures). Errors: the client's, or
 // LoadLive's (one line naming the object).
-func LoadOne(ctx context.Context, client func() (kubernetes.Interface, error), namespace, name string) (kubernetes.Interface, *State, error) {
+func LoadOne(ctx context.Context, client func() (kubernetes.Interface, error), namespace, name string) (kubernetes.Interface, *cluster.State, error) {
 	cs, err := client()
 	if err != nil {
 		return nil, nil, err

@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -21,11 +19,7 @@ import (
 // name goes through target.Selection's builder and asks nothing; with a state file the
 // namespace is -n's or empty.
 func TestCompleteOne(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		t.Errorf("unexpected request %s %s", r.Method, r.URL)
-	}))
-	t.Cleanup(srv.Close)
-	kc := pipelinetest.Kubeconfig(t, srv.URL)
+	kc := pipelinetest.NoRequestKubeconfig(t)
 	for _, tc := range []struct {
 		name      string
 		args      []string
@@ -68,11 +62,7 @@ func TestCompleteOne(t *testing.T) {
 // TestCompleteMany: the selection of many Deployments, through a real factory and no
 // request; Resolve of names asks nothing either.
 func TestCompleteMany(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		t.Errorf("unexpected request %s %s", r.Method, r.URL)
-	}))
-	t.Cleanup(srv.Close)
-	kc := pipelinetest.Kubeconfig(t, srv.URL)
+	kc := pipelinetest.NoRequestKubeconfig(t)
 	for _, tc := range []struct {
 		name      string
 		args      []string
