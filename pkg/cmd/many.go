@@ -43,7 +43,7 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 	if err := w.writes(genericiooptions.IOStreams{}).CheckConfirm(); err != nil {
 		return err
 	}
-	refs, err := pipeline.SelectWrites(context.Background(), sel, client)
+	refs, err := pipeline.SelectWrites(context.Background(), sel)
 	if w.Refs, w.Several = refs, true; err == nil && !sel.Bulk() && len(refs) == 1 {
 		w.Ref, w.Refs, w.Several = refs[0], nil, false
 	}

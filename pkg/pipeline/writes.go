@@ -48,23 +48,13 @@ type WritesView interface {
 	NoneSelected(namespace string)
 }
 
-// SelectWrites returns the Deployments sel selects through the one Select: SelectionOf, then
-// for -l/--all/-A the live Source's LISTs (retried through transient failures), for names
-// the Refs they resolve to (no request). Errors: SelectionOf's, the client's, a failed LIST.
-func SelectWrites(ctx context.Context, sel *target.Selection, client func() (kubernetes.Interface, error)) ([]target.Ref, error) {
-	ps, err := SelectionOf(ctx, sel)
-	if err != nil || !ps.Bulk {
-		return ps.Refs, err
-	}
-	members, err := NewLive("", "", client).Select(ctx, ps)
-	if err != nil {
-		return nil, err
-	}
-	refs := make([]target.Ref, len(members))
-	for i, m := range members {
-		refs[i] = m.Ref
-	}
-	return refs, nil
+// SelectWrites returns the Deployments sel selects for a write: the names (no request), or
+// for -l/--all/-A one paginated LIST of Deployments (Selection.Resolve, through kube.Read's
+// retries). Only the references are needed: each write reads its Deployment again (a GET and
+// a LIST) just before its guarded patch, so the selection reads no ReplicaSets.
+// Errors: Resolve's.
+func SelectWrites(ctx context.Context, sel *target.Selection) ([]target.Ref, error) {
+	return sel.Resolve(ctx)
 }
 
 // Asks reports whether the verb asks once before writing: several Deployments, a real run,
