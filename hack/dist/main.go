@@ -16,14 +16,20 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/rollplan/kubectl-rollplan/internal/krewcheck"
 )
@@ -49,7 +55,7 @@ func main() {
 	flag.StringVar(&o.commit, "commit", "unknown", "git commit stamped into the binary")
 	flag.Int64Var(&o.mtime, "mtime", 0, "modification time of every archive entry, Unix seconds (for example the commit time)")
 	flag.StringVar(&o.out, "out", "dist", "output directory (emptied of previous archives)")
-	flag.StringVar(&o.platforms, "platforms", "", "comma-separated os/arch list (default: all six targets); with a subset no manifest is rendered")
+	flag.StringVar(&o.platforms, "platforms", "", "comma-separated os/arch list, or \"host\" for this machine's (default: all six targets); with a subset the manifest lists only its platforms")
 	flag.StringVar(&o.template, "template", "krew/.krew.yaml", "the Krew release bot template")
 	flag.StringVar(&o.manifestOut, "manifest-out", "", "also write the manifest here, with a generated-file header (make manifest: plugins.yaml)")
 	flag.StringVar(&o.goBin, "go", "go", "go command")
@@ -65,7 +71,7 @@ func run(o options) error {
 	if _, err := krewcheck.ParseVersion(o.version); err != nil {
 		return fmt.Errorf("-version: %w (use semver with a leading v, as Krew requires)", err)
 	}
-	targets, all, err := selectTargets(o.platforms)
+	targets, err := selectTargets(o.platforms)
 	if err != nil {
 		return err
 	}
@@ -138,10 +144,8 @@ func run(o options) error {
 	if err := os.WriteFile(filepath.Join(o.out, "build.json"), append(info, '\n'), 0o644); err != nil {
 		return err
 	}
-	if all {
-		if err := renderManifest(o); err != nil {
-			return err
-		}
+	if err := renderManifest(o, targets); err != nil {
+		return err
 	}
 	fmt.Fprintf(os.Stderr, "dist: %d archives in %s, %.0fs\n", len(targets), o.out, time.Since(start).Seconds())
 	return nil
@@ -165,21 +169,32 @@ func goVersion(o options) string {
 	return strings.TrimSpace(string(out))
 }
 
-// selectTargets parses -platforms; all reports whether every target is built.
-func selectTargets(spec string) ([]krewcheck.OSArch, bool, error) {
-	if spec == "" {
-		return krewcheck.Targets, true, nil
+// selectTargets parses -platforms: empty is every target, "host" is runtime.GOOS/GOARCH (make
+// test builds only that one), otherwise a comma-separated os/arch list, each one of
+// krewcheck.Targets. The result is in krewcheck.Targets' order.
+func selectTargets(spec string) ([]krewcheck.OSArch, error) {
+	switch spec {
+	case "":
+		return krewcheck.Targets, nil
+	case "host":
+		spec = runtime.GOOS + "/" + runtime.GOARCH
 	}
-	var out []krewcheck.OSArch
+	want := map[krewcheck.OSArch]bool{}
 	for _, s := range strings.Split(spec, ",") {
 		os, arch, ok := strings.Cut(strings.TrimSpace(s), "/")
 		t := krewcheck.OSArch{OS: os, Arch: arch}
 		if !ok || !slices.Contains(krewcheck.Targets, t) {
-			return nil, false, fmt.Errorf("-platforms: %q is not one of %v", s, krewcheck.Targets)
+			return nil, fmt.Errorf("-platforms: %q is not one of %v", s, krewcheck.Targets)
 		}
-		out = append(out, t)
+		want[t] = true
 	}
-	return out, len(out) == len(krewcheck.Targets), nil
+	var out []krewcheck.OSArch
+	for _, t := range krewcheck.Targets {
+		if want[t] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // archiveName is the release asset name the template's uris use.
@@ -233,15 +248,36 @@ func goBuild(o options, t krewcheck.OSArch, pkg, bin string) error {
 
 // renderManifest renders the template with the archives' sha256 into out/rollplan.yaml (the file
 // to submit to krew-index, named after the plugin) and, with -manifest-out, a copy with a
-// generated-file header; then checks the result against Krew's rules and this project's.
-func renderManifest(o options) error {
+// generated-file header; then checks the result against Krew's rules and this project's, for
+// targets. With a subset of the targets (make test builds the host's archive only) the
+// template's other platforms are dropped from the manifest, which is then re-encoded: valid
+// for Krew, but not the bytes of a release; -manifest-out refuses a subset.
+func renderManifest(o options, targets []krewcheck.OSArch) error {
 	text, err := os.ReadFile(o.template)
 	if err != nil {
 		return fmt.Errorf("read template: %w", err)
 	}
-	manifest, err := krewcheck.RenderTemplate(filepath.Base(o.template), text, krewcheck.TemplateValues{TagName: o.version}, krewcheck.LocalArchives(o.out))
+	subset := len(targets) != len(krewcheck.Targets)
+	if subset && o.manifestOut != "" {
+		return fmt.Errorf("-manifest-out needs every platform: drop -platforms")
+	}
+	sha := krewcheck.LocalArchives(o.out)
+	if subset {
+		sha = func(uri string) (string, error) {
+			if _, err := os.Stat(filepath.Join(o.out, path.Base(uri))); errors.Is(err, fs.ErrNotExist) {
+				return strings.Repeat("0", 64), nil // a platform not built: dropped below
+			}
+			return krewcheck.LocalArchives(o.out)(uri)
+		}
+	}
+	manifest, err := krewcheck.RenderTemplate(filepath.Base(o.template), text, krewcheck.TemplateValues{TagName: o.version}, sha)
 	if err != nil {
 		return err
+	}
+	if subset {
+		if manifest, err = keepPlatforms(manifest, targets); err != nil {
+			return err
+		}
 	}
 	file := filepath.Join(o.out, pluginName+krewcheck.ManifestExtension)
 	if err := os.WriteFile(file, manifest, 0o644); err != nil {
@@ -251,7 +287,7 @@ func renderManifest(o options) error {
 	if err != nil {
 		return fmt.Errorf("rendered manifest breaks a Krew rule: %w", err)
 	}
-	if err := krewcheck.ValidateRelease(p, krewcheck.Targets); err != nil {
+	if err := krewcheck.ValidateRelease(p, targets); err != nil {
 		return fmt.Errorf("rendered manifest breaks a release rule: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "dist: manifest %s (valid)\n", file)
@@ -263,4 +299,16 @@ func renderManifest(o options) error {
 		fmt.Fprintf(os.Stderr, "dist: manifest %s\n", o.manifestOut)
 	}
 	return nil
+}
+
+// keepPlatforms returns the manifest with only the platform entries that select one of targets.
+func keepPlatforms(manifest []byte, targets []krewcheck.OSArch) ([]byte, error) {
+	p, err := krewcheck.DecodePlugin(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("rendered manifest: %w", err)
+	}
+	p.Spec.Platforms = slices.DeleteFunc(p.Spec.Platforms, func(pl krewcheck.Platform) bool {
+		return len(krewcheck.MatchingTargets(pl.Selector, targets)) == 0
+	})
+	return yaml.Marshal(p)
 }

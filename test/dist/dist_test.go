@@ -6,8 +6,9 @@
 // temporary KREW_ROOT, then run through the plugin discovery and plugin completion of kubectl
 // v1.36.3 (_output/bin/kubectl, built by hack/cluster/build.sh) with only Krew's bin on PATH.
 //
-// ROLLPLAN_DIST_DIR names the dist/ to test (make test-dist sets it after make dist); without
-// it the tests run hack/dist themselves into a temporary directory. The completion test uses
+// ROLLPLAN_DIST_DIR names the dist/ to test (make test-dist-all sets it after make dist, make
+// test-dist after building the host's archive only); without it the tests run hack/dist
+// themselves, every platform, into a temporary directory. The completion test uses
 // the local cluster of test/e2e/framework.
 package dist
 
@@ -104,10 +105,19 @@ func loadRelease() (*release, error) {
 	return r, nil
 }
 
-// runDist runs hack/dist of the source tree src with the inputs of info, into out.
+// runDist runs hack/dist of the source tree src with the inputs of info, into out: the
+// platforms of info.Platforms, or every platform when it is empty.
 func runDist(src, out string, info buildInfo) error {
-	cmd := exec.Command("go", "run", "./hack/dist", "-version", info.Version, "-commit", info.Commit,
-		"-mtime", fmt.Sprint(info.MTime), "-out", out)
+	args := []string{"run", "./hack/dist", "-version", info.Version, "-commit", info.Commit,
+		"-mtime", fmt.Sprint(info.MTime), "-out", out}
+	if len(info.Platforms) > 0 {
+		var pls []string
+		for _, p := range info.Platforms {
+			pls = append(pls, p.String())
+		}
+		args = append(args, "-platforms", strings.Join(pls, ","))
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Dir = src
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -143,8 +153,13 @@ func TestManifestPassesKrewRulesAndMatchesTheArchives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := krewcheck.ValidateRelease(p, krewcheck.Targets); err != nil {
+	// Every platform built (build.json: all six from make dist and make test-dist-all, the
+	// host's from make test) has its entry, and only those.
+	if err := krewcheck.ValidateRelease(p, r.info.Platforms); err != nil {
 		t.Fatal(err)
+	}
+	if len(p.Spec.Platforms) != len(r.info.Platforms) {
+		t.Errorf("the manifest has %d platforms, build.json lists %d built", len(p.Spec.Platforms), len(r.info.Platforms))
 	}
 	if want, _ := os.ReadFile(filepath.Join(r.root, "krew", "VERSION")); p.Spec.Version != strings.TrimSpace(string(want)) || p.Spec.Version != r.info.Version {
 		t.Errorf("manifest version %s, build.json %s, krew/VERSION %s", p.Spec.Version, r.info.Version, want)
@@ -180,7 +195,7 @@ func TestManifestPassesKrewRulesAndMatchesTheArchives(t *testing.T) {
 	// Each archive: sha256 as in the manifest, bin, completion helper and LICENSE installed by
 	// the files operations, executables executable.
 	for _, pl := range p.Spec.Platforms {
-		target := krewcheck.MatchingTargets(pl.Selector, krewcheck.Targets)[0]
+		target := krewcheck.MatchingTargets(pl.Selector, r.info.Platforms)[0]
 		if err := krewcheck.CheckArchive(p.Name, pl, target, r.archiveOf(pl)); err != nil {
 			t.Errorf("%s: %v", target, err)
 		}
@@ -218,7 +233,7 @@ func TestBinariesAreStaticStampedAndForTheirPlatform(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("installing needs symlinks")
 	}
-	for _, target := range krewcheck.Targets {
+	for _, target := range r.info.Platforms {
 		dir := extract(t, r, target)
 		for _, name := range []string{krewcheck.BinName("rollplan", target.OS), krewcheck.CompletionHelperName("rollplan", target.OS)} {
 			file := filepath.Join(dir, name)
