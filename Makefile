@@ -212,7 +212,10 @@ test-cluster-lane: ## make test's cluster lane: build-race, cluster-binaries, e2
 test-cpu-lane: ## make test's CPU lane, at nice 19: verify-docs, conformance, fuzz-short, test-dist, unit
 	@start=$$SECONDS; nice -n 19 $(MAKE) --no-print-directory -j1 verify-docs conformance fuzz-short test-dist unit; rc=$$?; echo "make test: CPU lane (verify-docs, conformance, fuzz-short, test-dist, unit) ended in $$((SECONDS - start))s, exit $$rc" >&2; exit $$rc
 
-demo: build cluster-binaries ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
+# make demo builds the cluster's binaries only (etcd, kwok, kube; not fluxapply, which only the
+# GitOps e2e tests use).
+demo: build ## the main job on an embedded default: offline preview, then a private cluster, a live preview, the change, and a check
+	hack/cluster/build.sh etcd kwok kube
 	hack/demo.sh
 
 bench: build ## benchmarks (planner speed and memory; drive's reaction time beside the controller's on a local cluster, skipped when its binaries cannot be built)

@@ -58,7 +58,7 @@ die() {
   exit 1
 }
 
-"$root/hack/cluster/build.sh"
+"$root/hack/cluster/build.sh" etcd kwok kube
 build_secs=$((SECONDS - start_time))
 
 mkdir -p "$state"
