@@ -35,7 +35,10 @@ func (m *Many) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&m.Yes, "yes", "y", false, "Do not ask before writing when several Deployments are selected (without a terminal, required to write more than one).")
 }
 
-// resolve sets the Deployments of sel (pipeline.SelectWrites) and the client. One named
+// resolve sets the Deployments of sel and the client: the names (no request), or for
+// -l/--all/-A one paginated LIST of Deployments (Selection.Resolve, through kube.Read's
+// retries). The references are enough: each write reads its Deployment again (a GET and a
+// LIST) just before its guarded patch, so the selection reads no ReplicaSets. One named
 // Deployment is the Target, as always. A run that would have to ask without a terminal is
 // refused before -l/--all lists anything.
 func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interface, error)) error {
@@ -43,7 +46,7 @@ func (w *Writer) resolve(sel *target.Selection, client func() (kubernetes.Interf
 	if err := w.writes(genericiooptions.IOStreams{}).CheckConfirm(); err != nil {
 		return err
 	}
-	refs, err := pipeline.SelectWrites(context.Background(), sel)
+	refs, err := sel.Resolve(context.Background())
 	if w.Refs, w.Several = refs, true; err == nil && !sel.Bulk() && len(refs) == 1 {
 		w.Ref, w.Refs, w.Several = refs[0], nil, false
 	}

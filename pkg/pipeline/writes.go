@@ -48,15 +48,6 @@ type WritesView interface {
 	NoneSelected(namespace string)
 }
 
-// SelectWrites returns the Deployments sel selects for a write: the names (no request), or
-// for -l/--all/-A one paginated LIST of Deployments (Selection.Resolve, through kube.Read's
-// retries). Only the references are needed: each write reads its Deployment again (a GET and
-// a LIST) just before its guarded patch, so the selection reads no ReplicaSets.
-// Errors: Resolve's.
-func SelectWrites(ctx context.Context, sel *target.Selection) ([]target.Ref, error) {
-	return sel.Resolve(ctx)
-}
-
 // Asks reports whether the verb asks once before writing: several Deployments, a real run,
 // no --yes.
 func (w *Writes) Asks() bool {
