@@ -159,7 +159,7 @@ func TestManifestPassesKrewRulesAndMatchesTheArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(p.Spec.Platforms) != len(r.info.Platforms) {
-		t.Errorf("the manifest has %d platforms, build.json lists %d built", len(p.Spec.Platforms), len(r.info.Platforms))
+		t.Fatalf("the manifest has %d platforms, build.json lists %d built", len(p.Spec.Platforms), len(r.info.Platforms))
 	}
 	if want, _ := os.ReadFile(filepath.Join(r.root, "krew", "VERSION")); p.Spec.Version != strings.TrimSpace(string(want)) || p.Spec.Version != r.info.Version {
 		t.Errorf("manifest version %s, build.json %s, krew/VERSION %s", p.Spec.Version, r.info.Version, want)
