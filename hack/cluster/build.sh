@@ -16,10 +16,11 @@ bin=${ROLLPLAN_BIN:-$root/_output/bin}
 mkdir -p "$bin"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
+all=(etcd kwok kube fluxapply) # build_module below builds each
 modules=("$@")
-((${#modules[@]})) || modules=(etcd kwok kube fluxapply)
+((${#modules[@]})) || modules=("${all[@]}")
 for m in "${modules[@]}"; do
-  case $m in etcd | kwok | kube | fluxapply) ;; *) echo "build.sh: unknown module $m (etcd, kwok, kube, fluxapply)" >&2; exit 2 ;; esac
+  [[ " ${all[*]} " == *" $m "* ]] || { echo "build.sh: unknown module $m (${all[*]})" >&2; exit 2; }
 done
 
 build() { # build MODULE_DIR [NAME=]PKG...
