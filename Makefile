@@ -184,13 +184,14 @@ manifest: ## a release step: make dist, and write the top-level plugins.yaml fro
 # cross-compiled builds took about 6 of make test's minutes on a cold cache, and they are the
 # same code built for another GOOS/GOARCH.
 DIST_TEST_DIR := _output/dist-test
+DIST_TEST = ROLLPLAN_E2E_REQUIRED=1 $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
 
 test-dist: cluster-binaries ## the host's release archive: Krew's rules, reproducibility, Krew-style install, kubectl plugin discovery and completion (part of make test)
 	$(GO) run ./hack/dist $(DIST_FLAGS) -platforms host -out $(DIST_TEST_DIR)
-	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/$(DIST_TEST_DIR)" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
+	ROLLPLAN_DIST_DIR="$(CURDIR)/$(DIST_TEST_DIR)" $(DIST_TEST)
 
 test-dist-all: dist cluster-binaries ## the six release archives of make dist: the tests of test-dist on every one (before a release)
-	ROLLPLAN_E2E_REQUIRED=1 ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(GO) test -tags e2e -count=1 -timeout 30m ./test/dist/...
+	ROLLPLAN_DIST_DIR="$(CURDIR)/dist" $(DIST_TEST)
 
 # make test checks first what is quick and fails often (gofmt, generated code, tidy modules),
 # then runs two lanes side by side (make -j2; the lanes' lines interleave, and each lane ends
